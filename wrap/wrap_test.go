@@ -1,0 +1,167 @@
+package wrap
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buffer is a goroutine-safe bytes.Buffer for a stream's writer.
+type buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func run(t *testing.T, cfg Config, args ...string) (Result, string, string) {
+	t.Helper()
+	var out, errb buffer
+	cfg.Args = args
+	cfg.Stdout, cfg.Stderr = &out, &errb
+	if cfg.DrainTimeout == 0 {
+		cfg.DrainTimeout = time.Second
+	}
+	if cfg.KillAfter == 0 {
+		cfg.KillAfter = 5 * time.Second
+	}
+	res := Run(cfg)
+	return res, out.String(), errb.String()
+}
+
+func TestExitStatus(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		state    string
+		code     int
+		signal   syscall.Signal
+		notFound bool
+		notExec  bool
+	}{
+		{"zero", []string{"true"}, StateExited, 0, 0, false, false},
+		{"one", []string{"false"}, StateExited, 1, 0, false, false},
+		{"three", []string{"sh", "-c", "exit 3"}, StateExited, 3, 0, false, false},
+		{"255", []string{"sh", "-c", "exit 255"}, StateExited, 255, 0, false, false},
+		{"sigkill", []string{"sh", "-c", "kill -KILL $$"}, StateSignaled, -1, syscall.SIGKILL, false, false},
+		{"sigsegv", []string{"sh", "-c", "kill -SEGV $$"}, StateSignaled, -1, syscall.SIGSEGV, false, false},
+		{"not found", []string{"no-such-command-capwrap-test"}, StateNotStarted, -1, 0, true, false},
+		{"not found path", []string{"/nonexistent/capwrap/cmd"}, StateNotStarted, -1, 0, true, false},
+		{"directory", []string{"/"}, StateNotStarted, -1, 0, false, true},
+		{"not executable", []string{"/etc/hostname"}, StateNotStarted, -1, 0, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, _, _ := run(t, Config{}, tt.args...)
+			if res.State != tt.state || res.ExitCode != tt.code || res.Signal != tt.signal ||
+				res.NotFound != tt.notFound || res.NotExecutable != tt.notExec {
+				t.Errorf("got state=%s code=%d signal=%v notfound=%v notexec=%v (err %v), want %s %d %v %v %v",
+					res.State, res.ExitCode, res.Signal, res.NotFound, res.NotExecutable, res.StartErr,
+					tt.state, tt.code, tt.signal, tt.notFound, tt.notExec)
+			}
+		})
+	}
+}
+
+func TestBothStreamsDrainedConcurrently(t *testing.T) {
+	// 400,000 bytes to stderr first: a reader busy with stdout only would
+	// deadlock here, the pipe's capacity being far smaller.
+	res, out, errs := run(t, Config{}, "sh", "-c", "yes err | head -n 100000 >&2; yes out | head -n 100000; exit 4")
+	if res.ExitCode != 4 {
+		t.Fatalf("exit %d", res.ExitCode)
+	}
+	if out != strings.Repeat("out\n", 100000) || errs != strings.Repeat("err\n", 100000) {
+		t.Fatalf("stdout %d bytes, stderr %d bytes", len(out), len(errs))
+	}
+	if res.ObservedStdout != 400000 || res.ObservedStderr != 400000 {
+		t.Fatalf("observed %d/%d", res.ObservedStdout, res.ObservedStderr)
+	}
+	if res.DrainTimedOut {
+		t.Fatal("drain timed out")
+	}
+}
+
+func TestDrainTimeoutWithGrandchildHoldingPipe(t *testing.T) {
+	start := time.Now()
+	res, out, _ := run(t, Config{DrainTimeout: 300 * time.Millisecond}, "sh", "-c", "sleep 30 & echo started")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	if !res.DrainTimedOut || res.ExitCode != 0 || out != "started\n" {
+		t.Fatalf("drain timed out %v, exit %d, out %q", res.DrainTimedOut, res.ExitCode, out)
+	}
+}
+
+func TestTimeoutLeavesNoSurvivor(t *testing.T) {
+	var pid int
+	res, _, _ := run(t, Config{Timeout: 200 * time.Millisecond, KillAfter: 500 * time.Millisecond,
+		OnStart: func(p int) { pid = p }},
+		"sh", "-c", "trap '' TERM; sleep 30 & sleep 30 & wait")
+	if res.State != StateTimeout || !res.TimedOut {
+		t.Fatalf("state %s", res.State)
+	}
+	if err := syscall.Kill(-pid, 0); err != syscall.ESRCH {
+		t.Fatalf("process group %d still has members (kill -0: %v)", pid, err)
+	}
+}
+
+func TestSignalsForwardedToGroup(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGUSR1} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cfg := Config{OnStart: func(int) {
+				go func() {
+					time.Sleep(200 * time.Millisecond)
+					_ = syscall.Kill(syscall.Getpid(), sig)
+				}()
+			}}
+			res, _, _ := run(t, cfg, "sleep", "10")
+			if res.State != StateSignaled || res.Signal != sig {
+				t.Fatalf("state %s signal %v, want signaled by %v", res.State, res.Signal, sig)
+			}
+		})
+	}
+}
+
+func TestPTYStreamsAreTerminalsAndExact(t *testing.T) {
+	if err := PTYAvailable(); err != nil {
+		t.Skipf("no pty on this machine: %v", err)
+	}
+	script := `[ -t 1 ] && [ -t 2 ] && printf 'a\nb\r\n\ncolour \033[31mred\033[0m \377\n'; printf 'E\n' >&2`
+	res, out, errs := run(t, Config{PTY: true}, "sh", "-c", script)
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d", res.ExitCode)
+	}
+	if want := "a\nb\r\n\ncolour \033[31mred\033[0m \377\n"; out != want {
+		t.Fatalf("stdout %q, want %q", out, want)
+	}
+	if errs != "E\n" {
+		t.Fatalf("stderr %q", errs)
+	}
+}
+
+func TestPTYDrainTimeout(t *testing.T) {
+	if err := PTYAvailable(); err != nil {
+		t.Skipf("no pty on this machine: %v", err)
+	}
+	start := time.Now()
+	res, out, _ := run(t, Config{PTY: true, DrainTimeout: 300 * time.Millisecond}, "sh", "-c", "sleep 30 & echo started")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	if !res.DrainTimedOut || out != "started\n" {
+		t.Fatalf("drain timed out %v, out %q", res.DrainTimedOut, out)
+	}
+}
