@@ -14,20 +14,20 @@ const Schema = "capwrap.receipt/v1"
 // Pointer fields are null when unknown: the spec forbids writing 0 for a value
 // that is not known.
 type Receipt struct {
-	Schema     string    `json:"schema"`
-	ID         *string   `json:"id"`
-	Dir        *string   `json:"dir"`
-	AbsDir     *string   `json:"abs_dir"`
-	Command    []string  `json:"command,omitempty"`
-	StartedAt  *string   `json:"started_at"`
-	EndedAt    *string   `json:"ended_at"`
-	DurationMS *int64    `json:"duration_ms"`
-	Process    Process   `json:"process"`
-	Capture    Capture   `json:"capture"`
-	Redaction  Redaction `json:"redaction"`
-	Streams    Streams   `json:"streams"`
-	PTY        bool      `json:"pty"`
-	ExitStatus *int      `json:"exit_status"`
+	Schema     string       `json:"schema"`
+	ID         *string      `json:"id"`
+	Dir        *string      `json:"dir"`
+	AbsDir     *string      `json:"abs_dir"`
+	Command    []string     `json:"command,omitempty"`
+	StartedAt  *string      `json:"started_at"`
+	EndedAt    *string      `json:"ended_at"`
+	DurationMS *int64       `json:"duration_ms"`
+	Process    Process      `json:"process"`
+	Capture    CaptureState `json:"capture"`
+	Redaction  Redaction    `json:"redaction"`
+	Streams    Streams      `json:"streams"`
+	PTY        bool         `json:"pty"`
+	ExitStatus *int         `json:"exit_status"`
 }
 
 // Process is the receipt's "process" object: what became of the child.
@@ -50,9 +50,6 @@ type CaptureState struct {
 	Reason *string `json:"reason"`
 	Error  *string `json:"error"`
 }
-
-// Capture is an alias kept so the receipt reads like the spec's field list.
-type Capture = CaptureState
 
 // Redaction is the receipt's "redaction" object: whether sanitizing was on
 // and how many replacements it made, in total and per stream.

@@ -1,0 +1,556 @@
+package store
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Stream names accepted by [Capture.Stream] and used in file names.
+const (
+	Stdout = "stdout"
+	Stderr = "stderr"
+)
+
+// Names inside a capture directory (SPEC §4).
+const (
+	liveSuffix       = ".live"
+	logSuffix        = ".log"
+	receiptName      = "receipt.json"
+	liveReceiptName  = "receipt.live.json"
+	reservationName  = "reservation" // directory quota reserved by a running capture, decimal bytes
+	maxCreateRetries = 8
+)
+
+// Capture states and reasons written to the receipt's "capture" object
+// (SPEC §7).
+const (
+	StateComplete = "complete"
+	StatePartial  = "partial"
+
+	ReasonCaptureLimit   = "capture_limit"
+	ReasonDirectoryQuota = "directory_quota"
+	ReasonWriterStalled  = "writer_stalled"
+	ReasonWriteError     = "write_error"
+	ReasonAbandoned      = "abandoned"
+)
+
+// Defaults of SPEC §4 "Limits".
+const (
+	DefaultMaxCaptureBytes = 32 << 20
+	DefaultDirQuota        = 128 << 20
+	DefaultQueueBytes      = 8 << 20
+	DefaultStallTimeout    = 10 * time.Second
+	DefaultQuotaChunk      = 1 << 20
+)
+
+// Limits bound what one capture keeps (SPEC §4 "Limits"). Sizes are in
+// bytes.
+type Limits struct {
+	// MaxCaptureBytes is the number of bytes retained per capture, both
+	// streams together; 0 means no limit. Reaching it makes the capture
+	// partial with reason capture_limit.
+	MaxCaptureBytes int64
+	// DirQuota is the number of bytes retained by all captures in the
+	// tool-outputs directory; 0 means no limit. Reaching it makes the
+	// capture partial with reason directory_quota.
+	DirQuota int64
+	// QueueBytes bounds the bytes queued between StreamWriter.Write and the
+	// file writer, both streams together; 0 means DefaultQueueBytes.
+	QueueBytes int64
+	// StallTimeout is how long a full queue waits for the file writer to
+	// make progress before persistence stops with reason writer_stalled;
+	// 0 means DefaultStallTimeout.
+	StallTimeout time.Duration
+	// QuotaChunk is the number of bytes of directory quota reserved at a
+	// time; 0 means DefaultQuotaChunk. Concurrent captures respect DirQuota
+	// exactly; the chunk only sets how often the ledger is rebuilt.
+	QuotaChunk int64
+}
+
+// DefaultLimits returns the limits of SPEC §4.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxCaptureBytes: DefaultMaxCaptureBytes,
+		DirQuota:        DefaultDirQuota,
+		QueueBytes:      DefaultQueueBytes,
+		StallTimeout:    DefaultStallTimeout,
+		QuotaChunk:      DefaultQuotaChunk,
+	}
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.QueueBytes <= 0 {
+		l.QueueBytes = DefaultQueueBytes
+	}
+	if l.StallTimeout <= 0 {
+		l.StallTimeout = DefaultStallTimeout
+	}
+	if l.QuotaChunk <= 0 {
+		l.QuotaChunk = DefaultQuotaChunk
+	}
+	if l.MaxCaptureBytes < 0 {
+		l.MaxCaptureBytes = 0
+	}
+	if l.DirQuota < 0 {
+		l.DirQuota = 0
+	}
+	return l
+}
+
+// Capture is one capture directory being written (SPEC §4). Create it with
+// [Dir.Create]; write through [Capture.Stream]; end it with
+// [Capture.Finalize] then [Capture.Publish], or with [Capture.Discard]. It
+// holds an exclusive flock on its directory from Create until Publish or
+// Discard, which is how readers tell running from abandoned.
+type Capture struct {
+	d    *Dir
+	id   string
+	lim  Limits
+	root *os.Root // the capture directory
+	dirf *os.File // the capture directory, opened for flock, renames and fsync
+
+	mu         sync.Mutex
+	accepting  bool  // Write still takes bytes
+	stopped    bool  // persistence over: writers drop what is queued
+	accepted   int64 // bytes accepted into the queues, both streams
+	queued     int64 // bytes in the queues or being written
+	reason     string
+	errText    string
+	progress   chan struct{} // closed and replaced whenever a file write ends
+	finalized  bool
+	released   bool
+	result     Result
+	streams    [2]*StreamWriter
+	receiptMu  sync.Mutex // one receipt write at a time (fixed temp names)
+	quotaMu    sync.Mutex // guards reserved, granted
+	reserved   int64      // directory quota recorded in the reservation file
+	granted    int64      // part of reserved handed to the writers
+	chunkBytes int
+}
+
+// Result is what [Capture.Finalize] reports for the receipt's "capture"
+// object and per-stream fields (SPEC §7).
+type Result struct {
+	// State is "complete" or "partial".
+	State string
+	// Reason is nil when complete; else capture_limit, directory_quota,
+	// writer_stalled or write_error.
+	Reason *string
+	// Error is the text of the write error (write_error only), else nil.
+	Error  *string
+	Stdout StreamResult
+	Stderr StreamResult
+}
+
+// StreamResult describes one stream file after Finalize.
+type StreamResult struct {
+	// Committed is the number of bytes written to the file.
+	Committed int64
+	// SHA256 is the hex digest of the committed bytes, computed as they
+	// were written; "" when a stalled write never returned.
+	SHA256 string
+	// File is the stream file's path, relative like Dir.Path: the .log name
+	// once renamed, the .live name if the rename failed.
+	File string
+}
+
+// Create makes a new capture directory in d (SPEC §4) for a run started at
+// now, with stdout.live and stderr.live created empty, 0600, exclusively. The
+// directory is set up under a temporary dot-name, locked, then renamed to its
+// ID, so readers never see a half-made capture. Errors come from the file
+// system (the caller decides whether to run without a capture).
+func (d *Dir) Create(now time.Time, lim Limits) (*Capture, error) {
+	lim = lim.withDefaults()
+	read := cryptoRand.Read
+	if d.random != nil {
+		read = d.random
+	}
+	var lastErr error
+	for range maxCreateRetries {
+		id, err := newID(now, readerFunc(read))
+		if err != nil {
+			return nil, err
+		}
+		c, err := d.create(id, lim)
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, errIDTaken) {
+			return nil, err
+		}
+		lastErr = err
+	}
+	return nil, fmt.Errorf("create capture: %w", lastErr)
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// errIDTaken reports that a fresh ID collided with an existing name.
+var errIDTaken = errors.New("capture id already in use")
+
+func (d *Dir) create(id string, lim Limits) (c *Capture, err error) {
+	tmp := tmpDirPrefix + id
+	if _, err := d.root.Lstat(id); err == nil {
+		return nil, fmt.Errorf("capture %s: %w", id, errIDTaken)
+	}
+	if err := d.root.Mkdir(tmp, 0o700); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("capture %s: %w", id, errIDTaken)
+		}
+		return nil, err
+	}
+	c = &Capture{d: d, id: id, lim: lim, accepting: true, progress: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			c.closeFiles()
+			if c.dirf != nil {
+				c.dirf.Close()
+			}
+			if c.root != nil {
+				c.root.Close()
+			}
+			d.root.RemoveAll(tmp)
+		}
+	}()
+	if d.afterMkdir != nil {
+		d.afterMkdir(tmp)
+	}
+	lfi, err := d.root.Lstat(tmp)
+	if err != nil {
+		return nil, err
+	}
+	if c.root, err = d.root.OpenRoot(tmp); err != nil {
+		return nil, err
+	}
+	if c.dirf, err = c.root.Open("."); err != nil {
+		return nil, err
+	}
+	dfi, err := c.dirf.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !lfi.IsDir() || !os.SameFile(lfi, dfi) {
+		return nil, fmt.Errorf("capture directory %s changed while being created; refusing it", tmp)
+	}
+	if err := c.dirf.Chmod(0o700); err != nil {
+		return nil, err
+	}
+	if err := flock(c.dirf, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return nil, fmt.Errorf("lock capture directory: %w", err)
+	}
+	c.chunkBytes = int(min(lim.QueueBytes, 256<<10))
+	for i, name := range []string{Stdout, Stderr} {
+		f, err := c.root.OpenFile(name+liveSuffix, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, err
+		}
+		var w fileWriter = f
+		if d.wrapFile != nil {
+			w = d.wrapFile(name, f)
+		}
+		c.streams[i] = newStreamWriter(c, name, f, w)
+	}
+	if err := renameNoReplace(d.root, d.dirf, tmp, id); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			err = fmt.Errorf("capture %s: %w", id, errIDTaken)
+		}
+		return nil, err
+	}
+	for _, s := range c.streams {
+		go s.run()
+	}
+	return c, nil
+}
+
+// ID returns the capture ID, e.g. "20261130T030612Z-k3j4h5g6x2".
+func (c *Capture) ID() string { return c.id }
+
+// Path returns the capture directory relative like [Dir.Path], e.g.
+// "tool-outputs/<ID>".
+func (c *Capture) Path() string { return filepath.Join(c.d.path, c.id) }
+
+// AbsPath returns the absolute path of the capture directory.
+func (c *Capture) AbsPath() string { return filepath.Join(c.d.abs, c.id) }
+
+// FilePath returns the final (.log) path of stream "stdout" or "stderr",
+// relative like [Dir.Path].
+func (c *Capture) FilePath(stream string) string {
+	return filepath.Join(c.Path(), stream+logSuffix)
+}
+
+// Stream returns the writer of "stdout" or "stderr"; it panics on any other
+// name (a programming error).
+func (c *Capture) Stream(name string) *StreamWriter {
+	switch name {
+	case Stdout:
+		return c.streams[0]
+	case Stderr:
+		return c.streams[1]
+	}
+	panic("store: unknown stream " + name)
+}
+
+// WriteLiveReceipt publishes r as receipt.live.json (SPEC §4): written to a
+// temporary name in the capture directory, 0600, fsynced, renamed over the
+// previous one. It may be called any number of times before Publish.
+func (c *Capture) WriteLiveReceipt(r *Receipt) error {
+	b, err := r.MarshalPretty()
+	if err != nil {
+		return err
+	}
+	c.receiptMu.Lock()
+	defer c.receiptMu.Unlock()
+	if c.isReleased() {
+		return errors.New("capture already published or discarded")
+	}
+	return writeAtomic(c.root, c.dirf, liveReceiptName, b, false)
+}
+
+// setReason records why persistence stopped or will stop. The first reason
+// wins, except that a write error replaces capture_limit: it lost bytes the
+// limit would have kept. Caller holds c.mu.
+func (c *Capture) setReason(reason string, err error) {
+	if reason == "" {
+		return
+	}
+	if c.reason == "" || (reason == ReasonWriteError && c.reason == ReasonCaptureLimit) {
+		c.reason = reason
+		if err != nil {
+			c.errText = err.Error()
+		}
+	}
+}
+
+// stop ends persistence: Write discards from now on and the writers drop
+// whatever is queued. Caller holds c.mu.
+func (c *Capture) stop(reason string, err error) {
+	c.setReason(reason, err)
+	c.accepting = false
+	if c.stopped {
+		return
+	}
+	c.stopped = true
+	for _, s := range c.streams {
+		s.cond.Broadcast()
+	}
+	c.notifyProgress()
+}
+
+// notifyProgress wakes whoever waits for the writers. Caller holds c.mu.
+func (c *Capture) notifyProgress() {
+	close(c.progress)
+	c.progress = make(chan struct{})
+}
+
+// waitProgress waits, with c.mu held on entry and exit, until the writers
+// report progress or timeout passes; it reports whether progress came.
+func (c *Capture) waitProgress(t *time.Timer, timeout time.Duration) bool {
+	ch := c.progress
+	c.mu.Unlock()
+	t.Reset(timeout)
+	var ok bool
+	select {
+	case <-ch:
+		ok = true
+		if !t.Stop() {
+			<-t.C
+		}
+	case <-t.C:
+	}
+	c.mu.Lock()
+	return ok
+}
+
+// Finalize ends the streams (SPEC §4 "Finalization order"): the caller has
+// stopped writing to them; Finalize waits for the queues to be written
+// (giving up with writer_stalled when the writer makes no progress for the
+// stall timeout), fsyncs and closes the .live files and renames them to
+// .log. It returns the capture's state with per-stream committed bytes and
+// SHA-256. The error reports a failed rename (the Result is still valid and
+// names the .live files) or a second call.
+func (c *Capture) Finalize() (Result, error) {
+	c.mu.Lock()
+	if c.finalized {
+		c.mu.Unlock()
+		return c.result, errors.New("capture already finalized")
+	}
+	c.drain()
+	c.mu.Unlock()
+
+	var renameErr error
+	for _, s := range c.streams {
+		c.mu.Lock()
+		stuck := !s.exited
+		c.mu.Unlock()
+		if !stuck {
+			if err := s.f.Sync(); err != nil {
+				c.mu.Lock()
+				c.setReason(ReasonWriteError, fmt.Errorf("fsync %s: %w", s.name+liveSuffix, err))
+				c.mu.Unlock()
+			}
+			if err := s.f.Close(); err != nil {
+				c.mu.Lock()
+				c.setReason(ReasonWriteError, fmt.Errorf("close %s: %w", s.name+liveSuffix, err))
+				c.mu.Unlock()
+			}
+			s.sum = hex.EncodeToString(s.hash.Sum(nil))
+		}
+		file := filepath.Join(c.Path(), s.name+liveSuffix)
+		if err := renameNoReplace(c.root, c.dirf, s.name+liveSuffix, s.name+logSuffix); err != nil {
+			renameErr = errors.Join(renameErr, err)
+		} else {
+			file = c.FilePath(s.name)
+		}
+		sr := StreamResult{Committed: s.committed.Load(), SHA256: s.sum, File: file}
+		if s.name == Stdout {
+			c.result.Stdout = sr
+		} else {
+			c.result.Stderr = sr
+		}
+	}
+	if err := c.dirf.Sync(); err != nil && renameErr == nil {
+		renameErr = fmt.Errorf("fsync capture directory: %w", err)
+	}
+	c.mu.Lock()
+	c.result.State = StateComplete
+	if c.reason != "" {
+		c.result.State = StatePartial
+		reason := c.reason
+		c.result.Reason = &reason
+		if c.errText != "" {
+			e := c.errText
+			c.result.Error = &e
+		}
+	}
+	res := c.result
+	c.mu.Unlock()
+	return res, renameErr
+}
+
+// Publish writes r as receipt.json (temporary name, 0600, fsync, rename that
+// refuses to replace an existing name, directory fsync), the last step of
+// SPEC §4's finalization order, then releases the capture's lock. Call it
+// after Finalize. On error the lock is still released: the capture then
+// reads as abandoned.
+func (c *Capture) Publish(r *Receipt) error {
+	c.mu.Lock()
+	finalized := c.finalized
+	c.mu.Unlock()
+	if !finalized {
+		return errors.New("publish before finalize")
+	}
+	b, err := r.MarshalPretty()
+	if err != nil {
+		c.release()
+		return err
+	}
+	c.receiptMu.Lock()
+	if c.isReleased() {
+		c.receiptMu.Unlock()
+		return errors.New("capture already published or discarded")
+	}
+	err = writeAtomic(c.root, c.dirf, receiptName, b, true)
+	if err == nil {
+		err = c.dirf.Sync()
+	}
+	c.receiptMu.Unlock()
+	c.root.Remove(reservationName)
+	c.release()
+	return err
+}
+
+// Discard removes the capture directory and everything in it (--keep never,
+// or --keep auto on a compact success), then releases the lock. Streams not
+// yet finalized are stopped first; Discard needs no Finalize.
+func (c *Capture) Discard() error {
+	c.mu.Lock()
+	if c.released {
+		c.mu.Unlock()
+		return errors.New("capture already published or discarded")
+	}
+	if !c.finalized {
+		c.stop("", nil)
+		c.drain()
+	}
+	c.mu.Unlock()
+	c.closeFiles()
+	err := c.d.root.RemoveAll(c.id)
+	c.release()
+	return err
+}
+
+// drain marks the capture finalized, closes the queues and waits until
+// every writer goroutine has exited, except one stuck in a file write after
+// persistence stopped. A writer without progress for the stall timeout
+// stops persistence with reason writer_stalled. Caller holds c.mu.
+func (c *Capture) drain() {
+	c.finalized = true
+	c.accepting = false
+	for _, s := range c.streams {
+		s.closing = true
+		s.cond.Broadcast()
+	}
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	for {
+		busy := false
+		for _, s := range c.streams {
+			if !s.exited && !(c.stopped && s.inWrite) {
+				busy = true
+			}
+		}
+		if !busy {
+			return
+		}
+		if !c.waitProgress(t, c.lim.StallTimeout) && !c.stopped {
+			c.stop(ReasonWriterStalled, nil)
+		}
+	}
+}
+
+// closeFiles closes the stream files whose writer has exited.
+func (c *Capture) closeFiles() {
+	for _, s := range c.streams {
+		if s == nil {
+			continue
+		}
+		c.mu.Lock()
+		busy := s.inWrite
+		c.mu.Unlock()
+		if !busy {
+			s.file.Close()
+		}
+	}
+}
+
+func (c *Capture) isReleased() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.released
+}
+
+// release drops the capture's lock and its directory handles.
+func (c *Capture) release() {
+	c.mu.Lock()
+	if c.released {
+		c.mu.Unlock()
+		return
+	}
+	c.released = true
+	c.mu.Unlock()
+	c.dirf.Close() // closing the last descriptor drops the flock
+	c.root.Close()
+}

@@ -1,0 +1,403 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// DefaultDirName is the tool-outputs directory used when neither --dir nor
+// $CAPWRAP_DIR names one (SPEC §4), relative to the working directory.
+const DefaultDirName = "tool-outputs"
+
+// EnvDir is the environment variable that names the tool-outputs directory.
+const EnvDir = "CAPWRAP_DIR"
+
+// Names of the files store keeps in the tool-outputs directory.
+const (
+	gitignoreName = ".gitignore"
+	lockName      = ".lock" // quota ledger lock (flock), never written
+	tmpDirPrefix  = ".tmp-" // capture directories being set up
+)
+
+// Locate returns the tool-outputs directory path (SPEC §4): flagDir when
+// non-empty, else $CAPWRAP_DIR when non-empty, else "tool-outputs" relative
+// to the working directory. chosen is true when the user named the location
+// (flag or variable); only an unchosen location may fall back elsewhere in
+// [Open].
+func Locate(flagDir string, getenv func(string) string) (path string, chosen bool) {
+	if flagDir != "" {
+		return flagDir, true
+	}
+	if getenv != nil {
+		if v := getenv(EnvDir); v != "" {
+			return v, true
+		}
+	}
+	return DefaultDirName, false
+}
+
+// FallbackPath returns ${XDG_STATE_HOME:-$HOME/.local/state}/capwrap/tool-outputs,
+// or "" when neither variable gives an absolute directory.
+func FallbackPath(getenv func(string) string) string {
+	if getenv == nil {
+		return ""
+	}
+	if x := getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "capwrap", DefaultDirName)
+	}
+	if h := getenv("HOME"); filepath.IsAbs(h) {
+		return filepath.Join(h, ".local", "state", "capwrap", DefaultDirName)
+	}
+	return ""
+}
+
+// Dir is an open tool-outputs directory. All access to its contents goes
+// through an [os.Root]. A Dir is safe for concurrent use by the captures it
+// creates; Close it after they are published or discarded.
+type Dir struct {
+	path string // as given to the user
+	abs  string
+	root *os.Root
+	dirf *os.File // the directory itself, for renames
+	lock *os.File // .lock, flocked to serialize quota reservations
+
+	quotaMu sync.Mutex // flock is per open file: serialize in-process too
+
+	// Test hooks.
+	random     func([]byte) (int, error)
+	afterMkdir func(tmpName string)
+	wrapFile   func(stream string, f *os.File) fileWriter
+}
+
+// errUnusable marks a location that a fallback may replace when the user did
+// not choose it: permission denied, read-only, or owned by someone else.
+type errUnusable struct{ err error }
+
+func (e errUnusable) Error() string { return e.err.Error() }
+func (e errUnusable) Unwrap() error { return e.err }
+
+// Open prepares the tool-outputs directory at path (SPEC §4) and returns it
+// with warnings for the user (lowercase, without a "capwrap:" prefix).
+//
+// A missing directory is created 0700, whatever the umask, with a .gitignore
+// containing "*"; missing parents are created too. An existing directory is
+// used as it is, with a warning when group or others have any access. Open
+// returns an error, and the caller exits 125, when path is a symbolic link,
+// is not a directory, is owned by another user, or cannot be written. When
+// chosen is false and the default location cannot be used because it is not
+// writable or its parent belongs to another user, Open falls back to
+// [FallbackPath] and adds a warning saying so; a chosen path never falls back.
+func Open(path string, chosen bool, getenv func(string) string) (*Dir, []string, error) {
+	d, warns, err := openDir(path, !chosen)
+	if err == nil || chosen {
+		return d, warns, err
+	}
+	var unusable errUnusable
+	if !errors.As(err, &unusable) {
+		return nil, nil, err
+	}
+	fb := FallbackPath(getenv)
+	if fb == "" {
+		return nil, nil, fmt.Errorf("%w (and no fallback: HOME is not set)", err)
+	}
+	d, warns, err2 := openDir(fb, false)
+	if err2 != nil {
+		return nil, nil, fmt.Errorf("%v; fallback %s: %w", err, fb, err2)
+	}
+	warns = append([]string{fmt.Sprintf("cannot use %s (%v); captures go to %s", path, unusable.err, fb)}, warns...)
+	return d, warns, nil
+}
+
+func isPermission(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
+func openDir(path string, refuseForeignParent bool) (*Dir, []string, error) {
+	if path == "" {
+		return nil, nil, errors.New("empty tool-outputs directory path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	euid := os.Geteuid()
+	var warns []string
+	fi, err := os.Lstat(abs)
+	created := false
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		parent := filepath.Dir(abs)
+		if refuseForeignParent {
+			if pfi, perr := os.Stat(parent); perr == nil && ownerOf(pfi) != euid {
+				return nil, nil, errUnusable{fmt.Errorf("%s belongs to uid %d", parent, ownerOf(pfi))}
+			}
+		}
+		if err := os.MkdirAll(parent, 0o700); err != nil {
+			if isPermission(err) {
+				return nil, nil, errUnusable{err}
+			}
+			return nil, nil, err
+		}
+		if err := os.Mkdir(abs, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			if isPermission(err) {
+				return nil, nil, errUnusable{err}
+			}
+			return nil, nil, err
+		} else if err == nil {
+			created = true
+		}
+		if fi, err = os.Lstat(abs); err != nil {
+			return nil, nil, err
+		}
+	case err != nil:
+		return nil, nil, err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, nil, fmt.Errorf("tool-outputs directory %s is a symbolic link; refusing it", path)
+	case !fi.IsDir():
+		return nil, nil, fmt.Errorf("tool-outputs directory %s is not a directory", path)
+	case ownerOf(fi) != euid:
+		return nil, nil, errUnusable{fmt.Errorf("tool-outputs directory %s belongs to uid %d", path, ownerOf(fi))}
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := &Dir{path: path, abs: abs, root: root}
+	ok := false
+	defer func() {
+		if !ok {
+			d.Close()
+		}
+	}()
+	// The name may have been swapped between Lstat and OpenRoot.
+	rfi, err := root.Stat(".")
+	if err != nil {
+		return nil, nil, err
+	}
+	if !os.SameFile(fi, rfi) {
+		return nil, nil, fmt.Errorf("tool-outputs directory %s changed while being opened; refusing it", path)
+	}
+	if created {
+		// Mkdir's mode was filtered by the umask; set it exactly.
+		if err := root.Chmod(".", 0o700); err != nil {
+			return nil, nil, err
+		}
+	} else if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		warns = append(warns, fmt.Sprintf("tool-outputs directory %s is accessible by group or others (mode %#o); run chmod 700 %s", path, perm, path))
+	}
+	if d.dirf, err = root.Open("."); err != nil {
+		return nil, nil, err
+	}
+	if d.lock, err = openLockFile(root, lockName); err != nil {
+		if isPermission(err) {
+			return nil, nil, errUnusable{err}
+		}
+		return nil, nil, err
+	}
+	if err := ensureGitignore(root); err != nil {
+		return nil, nil, err
+	}
+	ok = true
+	return d, warns, nil
+}
+
+func ownerOf(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}
+
+// ensureGitignore creates .gitignore ("*") unless a name is already there;
+// an existing one is left alone, whatever it is.
+func ensureGitignore(root *os.Root) error {
+	if _, err := root.Lstat(gitignoreName); err == nil {
+		return nil
+	}
+	f, err := root.OpenFile(gitignoreName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("*\n")
+	if err2 := f.Chmod(0o600); err == nil {
+		err = err2
+	}
+	if err2 := f.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// openLockFile opens (creating if needed, 0600) a lock file read-only and
+// refuses a name that is a symbolic link, not a regular file, or has more
+// than one hard link. The file is never written.
+func openLockFile(root *os.Root, name string) (*os.File, error) {
+	if fi, err := root.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file; refusing it", name)
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOpened(root, name, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// checkOpened verifies that the file f, opened at name, is a regular file
+// with one link and that name still refers to it without a symbolic link.
+func checkOpened(root *os.Root, name string, f *os.File) error {
+	ffi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	lfi, err := root.Lstat(name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !ffi.Mode().IsRegular() || !lfi.Mode().IsRegular() || !os.SameFile(ffi, lfi):
+		return fmt.Errorf("%s is not a regular file; refusing it", name)
+	case linkCount(ffi) > 1:
+		return fmt.Errorf("%s has %d hard links; refusing it", name, linkCount(ffi))
+	}
+	return nil
+}
+
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+// Path returns the tool-outputs directory as given to the user: relative
+// when it was relative.
+func (d *Dir) Path() string { return d.path }
+
+// Abs returns the absolute path of the tool-outputs directory.
+func (d *Dir) Abs() string { return d.abs }
+
+// Root returns the os.Root through which every file of the directory is
+// reached. It is closed by [Dir.Close].
+func (d *Dir) Root() *os.Root { return d.root }
+
+// Close releases the directory. Captures created from d must be published or
+// discarded first.
+func (d *Dir) Close() error {
+	var err error
+	if d.lock != nil {
+		err = d.lock.Close()
+		d.lock = nil
+	}
+	if d.dirf != nil {
+		d.dirf.Close()
+		d.dirf = nil
+	}
+	if d.root != nil {
+		if err2 := d.root.Close(); err == nil {
+			err = err2
+		}
+		d.root = nil
+	}
+	return err
+}
+
+// flock applies how (unix.LOCK_*) to f, retrying on EINTR.
+func flock(f *os.File, how int) error {
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	err = sc.Control(func(fd uintptr) {
+		for {
+			ferr = unix.Flock(int(fd), how)
+			if ferr != unix.EINTR {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return ferr
+}
+
+// renameNoReplace renames old to new inside the directory dir, failing with
+// an error wrapping fs.ErrExist when new exists (whatever it is: a planted
+// symlink is not followed nor replaced).
+func renameNoReplace(root *os.Root, dir *os.File, oldname, newname string) error {
+	sc, err := dir.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var rerr error
+	err = sc.Control(func(fd uintptr) {
+		rerr = unix.Renameat2(int(fd), oldname, int(fd), newname, unix.RENAME_NOREPLACE)
+	})
+	if err != nil {
+		return err
+	}
+	if rerr == unix.EINVAL || rerr == unix.ENOSYS || rerr == unix.ENOTSUP {
+		// File system without RENAME_NOREPLACE: check, then rename.
+		if _, err := root.Lstat(newname); err == nil {
+			return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: fs.ErrExist}
+		}
+		return root.Rename(oldname, newname)
+	}
+	if rerr != nil {
+		if rerr == unix.EEXIST || rerr == unix.ENOTEMPTY {
+			rerr = fs.ErrExist
+		}
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: rerr}
+	}
+	return nil
+}
+
+// writeAtomic publishes data at name inside root: it creates name+".tmp"
+// exclusively (0600, never following a symlink planted there), writes,
+// fsyncs and closes it, then renames it into place. With noReplace the
+// rename fails when name exists. The temporary file is removed on failure.
+func writeAtomic(root *os.Root, dir *os.File, name string, data []byte, noReplace bool) (err error) {
+	tmp := name + ".tmp"
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			root.Remove(tmp)
+		}
+	}()
+	if err = f.Chmod(0o600); err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err2 := f.Close(); err == nil {
+		err = err2
+	}
+	if err != nil {
+		return err
+	}
+	if noReplace {
+		return renameNoReplace(root, dir, tmp, name)
+	}
+	return root.Rename(tmp, name)
+}

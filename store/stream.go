@@ -1,0 +1,177 @@
+package store
+
+import (
+	"crypto/sha256"
+	"hash"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// fileWriter is what a stream writes to: the .live file, or a
+// fault-injecting wrapper in tests.
+type fileWriter interface {
+	Write(p []byte) (int, error)
+	Sync() error
+	Close() error
+}
+
+// StreamWriter is the io.Writer for one stream of a capture. Write copies
+// the bytes into a bounded queue (Limits.QueueBytes, both streams together)
+// that a goroutine of its own writes to the stream's .live file in large
+// writes; the caller never does a file write. Write is meant for one
+// goroutine per stream (the pipe reader).
+type StreamWriter struct {
+	c    *Capture
+	name string
+	file *os.File
+	f    fileWriter
+
+	// Guarded by c.mu.
+	cond    *sync.Cond // wakes the writer goroutine
+	chunks  [][]byte   // queued bytes, oldest first; the last one is appended to
+	free    [][]byte   // spare chunk buffers
+	closing bool       // no more Writes: exit once the queue is written
+	inWrite bool       // the writer goroutine is in a file write
+	exited  bool       // the writer goroutine has returned
+
+	committed atomic.Int64
+	hash      hash.Hash // owned by the writer goroutine until it exits
+	sum       string    // set by Finalize
+	timer     *time.Timer
+}
+
+func newStreamWriter(c *Capture, name string, file *os.File, f fileWriter) *StreamWriter {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &StreamWriter{c: c, name: name, file: file, f: f, cond: sync.NewCond(&c.mu), hash: sha256.New(), timer: t}
+}
+
+// Write queues p for the stream's file and always returns len(p), nil: a
+// capture that cannot persist never fails nor blocks its caller for long.
+// When the queue is full Write waits for the file writer (back-pressure); if
+// the writer makes no progress for Limits.StallTimeout, persistence stops
+// with reason writer_stalled and Write returns at once from then on. Bytes
+// beyond Limits.MaxCaptureBytes are discarded (reason capture_limit). Write
+// must not be called after Finalize or Discard; such bytes are discarded.
+func (s *StreamWriter) Write(p []byte) (int, error) {
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.accepting || len(p) == 0 {
+		return len(p), nil
+	}
+	data, cut := p, false
+	if max := c.lim.MaxCaptureBytes; max > 0 && int64(len(data)) > max-c.accepted {
+		data, cut = data[:max-c.accepted], true
+	}
+	for len(data) > 0 && !c.stopped {
+		space := c.lim.QueueBytes - c.queued
+		if space <= 0 {
+			if !c.waitProgress(s.timer, c.lim.StallTimeout) && !c.stopped && c.queued >= c.lim.QueueBytes {
+				c.stop(ReasonWriterStalled, nil)
+			}
+			continue
+		}
+		k := s.enqueue(data[:min(int64(len(data)), space)])
+		c.queued += int64(k)
+		c.accepted += int64(k)
+		data = data[k:]
+		s.cond.Signal()
+	}
+	if cut && c.accepting {
+		// Everything up to the limit is queued; the rest is dropped, and
+		// the writers go on writing what is queued.
+		c.accepting = false
+		c.setReason(ReasonCaptureLimit, nil)
+	}
+	return len(p), nil
+}
+
+// enqueue copies as much of p as fits in the tail chunk (or a new one) and
+// returns the number of bytes copied. Caller holds c.mu.
+func (s *StreamWriter) enqueue(p []byte) int {
+	size := s.c.chunkBytes
+	if n := len(s.chunks); n > 0 {
+		tail := s.chunks[n-1]
+		if room := cap(tail) - len(tail); room > 0 {
+			k := min(room, len(p))
+			s.chunks[n-1] = append(tail, p[:k]...)
+			return k
+		}
+	}
+	var buf []byte
+	if n := len(s.free); n > 0 {
+		buf = s.free[n-1][:0]
+		s.free = s.free[:n-1]
+	} else {
+		buf = make([]byte, 0, size)
+	}
+	k := min(size, len(p))
+	s.chunks = append(s.chunks, append(buf, p[:k]...))
+	return k
+}
+
+// run is the writer goroutine: it writes queued chunks to the file, one
+// write per chunk, until the stream is closed or persistence stops.
+func (s *StreamWriter) run() {
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		for len(s.chunks) == 0 && !s.closing && !c.stopped {
+			s.cond.Wait()
+		}
+		if c.stopped || len(s.chunks) == 0 {
+			for _, b := range s.chunks {
+				c.queued -= int64(len(b))
+			}
+			s.chunks = nil
+			s.exited = true
+			c.notifyProgress()
+			return
+		}
+		buf := s.chunks[0]
+		s.chunks[0] = nil
+		s.chunks = s.chunks[1:]
+		s.inWrite = true
+		c.mu.Unlock()
+
+		allowed, qerr := len(buf), error(nil)
+		if c.lim.DirQuota > 0 {
+			var a int64
+			a, qerr = c.reserve(int64(len(buf)))
+			allowed = int(a)
+		}
+		n, err := 0, error(nil)
+		if allowed > 0 {
+			n, err = s.f.Write(buf[:allowed])
+			if n < 0 || n > allowed {
+				n = 0
+			}
+			s.hash.Write(buf[:n])
+			s.committed.Add(int64(n))
+		}
+
+		c.mu.Lock()
+		s.inWrite = false
+		c.queued -= int64(len(buf))
+		switch {
+		case qerr != nil:
+			c.stop(ReasonWriteError, qerr)
+		case err != nil:
+			c.stop(ReasonWriteError, err)
+		case allowed < len(buf):
+			c.stop(ReasonDirectoryQuota, nil)
+		}
+		if len(s.free) < 2 && cap(buf) == c.chunkBytes {
+			s.free = append(s.free, buf[:0])
+		}
+		c.notifyProgress()
+	}
+}
+
+// Committed returns the number of bytes written to the stream's file so far
+// (exact: it counts the bytes of a short write that the kernel accepted).
+func (s *StreamWriter) Committed() int64 { return s.committed.Load() }
