@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -124,12 +125,14 @@ type Capture struct {
 	reason     string
 	errText    string
 	progress   chan struct{} // closed and replaced whenever a file write ends
+	drained    bool          // drain has run: the writers are done
 	finalized  bool
 	released   bool
 	result     Result
 	streams    [2]*StreamWriter
 	receiptMu  sync.Mutex // one receipt write at a time (fixed temp names)
 	quotaMu    sync.Mutex // guards reserved, granted
+	resFile    *os.File   // the reservation file, once created
 	reserved   int64      // directory quota recorded in the reservation file
 	granted    int64      // part of reserved handed to the writers
 	chunkBytes int
@@ -197,7 +200,7 @@ func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 // errIDTaken reports that a fresh ID collided with an existing name.
 var errIDTaken = errors.New("capture id already in use")
 
-func (d *Dir) create(id string, lim Limits) (c *Capture, err error) {
+func (d *Dir) create(id string, lim Limits) (_ *Capture, err error) {
 	tmp := tmpDirPrefix + id
 	if _, err := d.root.Lstat(id); err == nil {
 		return nil, fmt.Errorf("capture %s: %w", id, errIDTaken)
@@ -208,7 +211,7 @@ func (d *Dir) create(id string, lim Limits) (c *Capture, err error) {
 		}
 		return nil, err
 	}
-	c = &Capture{d: d, id: id, lim: lim, accepting: true, progress: make(chan struct{})}
+	c := &Capture{d: d, id: id, lim: lim, accepting: true, progress: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			c.closeFiles()
@@ -365,79 +368,129 @@ func (c *Capture) waitProgress(t *time.Timer, timeout time.Duration) bool {
 	select {
 	case <-ch:
 		ok = true
-		if !t.Stop() {
-			<-t.C
-		}
+		t.Stop() // since Go 1.23 no stale tick survives Stop or Reset
 	case <-t.C:
 	}
 	c.mu.Lock()
 	return ok
 }
 
-// Finalize ends the streams (SPEC §4 "Finalization order"): the caller has
-// stopped writing to them; Finalize waits for the queues to be written
+// Drain waits until everything queued has been written to the .live files
 // (giving up with writer_stalled when the writer makes no progress for the
-// stall timeout), fsyncs and closes the .live files and renames them to
-// .log. It returns the capture's state with per-stream committed bytes and
-// SHA-256. The error reports a failed rename (the Result is still valid and
-// names the .live files) or a second call.
+// stall timeout) and returns the capture's state so far, with the .live
+// names as File. It neither fsyncs nor renames: a caller that may discard
+// the capture (--keep auto on a compact success) calls Drain, decides, then
+// calls Finalize and Publish, or Discard, without paying for an fsync of
+// files about to be deleted. The caller must have stopped writing.
+func (c *Capture) Drain() Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.drained {
+		c.drain()
+	}
+	res := c.stateLocked()
+	for _, s := range c.streams {
+		sr := StreamResult{Committed: s.committed.Load(), File: filepath.Join(c.Path(), s.name+liveSuffix)}
+		if s.exited {
+			sr.SHA256 = hex.EncodeToString(s.hash.Sum(nil))
+		}
+		res.setStream(s.name, sr)
+	}
+	return res
+}
+
+func (r *Result) setStream(name string, sr StreamResult) {
+	if name == Stdout {
+		r.Stdout = sr
+	} else {
+		r.Stderr = sr
+	}
+}
+
+// stateLocked returns the Result's State, Reason and Error. Caller holds
+// c.mu.
+func (c *Capture) stateLocked() Result {
+	res := Result{State: StateComplete}
+	if c.reason != "" {
+		res.State = StatePartial
+		reason := c.reason
+		res.Reason = &reason
+		if c.errText != "" {
+			e := c.errText
+			res.Error = &e
+		}
+	}
+	return res
+}
+
+// Finalize ends the streams (SPEC §4 "Finalization order"): the caller has
+// stopped writing to them; Finalize drains the queues as [Capture.Drain]
+// does, fsyncs and closes the .live files, renames them to .log (refusing
+// to replace anything found at the .log names) and fsyncs the capture
+// directory. It returns the capture's state with per-stream committed bytes
+// and SHA-256; an fsync or close failure makes the capture partial with
+// reason write_error. The error reports a failed rename (the Result is
+// still valid and names the .live file) or a second call.
 func (c *Capture) Finalize() (Result, error) {
 	c.mu.Lock()
-	if c.finalized {
+	if c.finalized || c.released {
 		c.mu.Unlock()
 		return c.result, errors.New("capture already finalized")
 	}
-	c.drain()
+	c.finalized = true
+	if !c.drained {
+		c.drain()
+	}
 	c.mu.Unlock()
 
 	var renameErr error
-	for _, s := range c.streams {
+	var streams [2]StreamResult
+	for i, s := range c.streams {
 		c.mu.Lock()
 		stuck := !s.exited
 		c.mu.Unlock()
+		live := filepath.Join(c.Path(), s.name+liveSuffix)
 		if !stuck {
-			if err := s.f.Sync(); err != nil {
-				c.mu.Lock()
-				c.setReason(ReasonWriteError, fmt.Errorf("fsync %s: %w", s.name+liveSuffix, err))
-				c.mu.Unlock()
+			err := s.f.Sync()
+			if err != nil {
+				err = fmt.Errorf("fsync %s: %w", live, unwrapPath(err))
 			}
-			if err := s.f.Close(); err != nil {
+			if cerr := s.f.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("close %s: %w", live, unwrapPath(cerr))
+			}
+			if err != nil {
 				c.mu.Lock()
-				c.setReason(ReasonWriteError, fmt.Errorf("close %s: %w", s.name+liveSuffix, err))
+				c.setReason(ReasonWriteError, err)
 				c.mu.Unlock()
 			}
 			s.sum = hex.EncodeToString(s.hash.Sum(nil))
 		}
-		file := filepath.Join(c.Path(), s.name+liveSuffix)
+		streams[i] = StreamResult{Committed: s.committed.Load(), SHA256: s.sum, File: live}
 		if err := renameNoReplace(c.root, c.dirf, s.name+liveSuffix, s.name+logSuffix); err != nil {
 			renameErr = errors.Join(renameErr, err)
 		} else {
-			file = c.FilePath(s.name)
-		}
-		sr := StreamResult{Committed: s.committed.Load(), SHA256: s.sum, File: file}
-		if s.name == Stdout {
-			c.result.Stdout = sr
-		} else {
-			c.result.Stderr = sr
+			streams[i].File = c.FilePath(s.name)
 		}
 	}
 	if err := c.dirf.Sync(); err != nil && renameErr == nil {
 		renameErr = fmt.Errorf("fsync capture directory: %w", err)
 	}
 	c.mu.Lock()
-	c.result.State = StateComplete
-	if c.reason != "" {
-		c.result.State = StatePartial
-		reason := c.reason
-		c.result.Reason = &reason
-		if c.errText != "" {
-			e := c.errText
-			c.result.Error = &e
-		}
-	}
+	c.result = c.stateLocked()
+	c.result.Stdout, c.result.Stderr = streams[0], streams[1]
 	res := c.result
 	c.mu.Unlock()
 	return res, renameErr
+}
+
+// unwrapPath drops an *fs.PathError's operation and (possibly temporary)
+// path, keeping the cause.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Publish writes r as receipt.json (temporary name, 0600, fsync, rename that
@@ -481,7 +534,7 @@ func (c *Capture) Discard() error {
 		c.mu.Unlock()
 		return errors.New("capture already published or discarded")
 	}
-	if !c.finalized {
+	if !c.drained {
 		c.stop("", nil)
 		c.drain()
 	}
@@ -492,12 +545,12 @@ func (c *Capture) Discard() error {
 	return err
 }
 
-// drain marks the capture finalized, closes the queues and waits until
+// drain marks the capture drained, closes the queues and waits until
 // every writer goroutine has exited, except one stuck in a file write after
 // persistence stopped. A writer without progress for the stall timeout
 // stops persistence with reason writer_stalled. Caller holds c.mu.
 func (c *Capture) drain() {
-	c.finalized = true
+	c.drained = true
 	c.accepting = false
 	for _, s := range c.streams {
 		s.closing = true
@@ -551,6 +604,11 @@ func (c *Capture) release() {
 	}
 	c.released = true
 	c.mu.Unlock()
+	c.quotaMu.Lock()
+	if c.resFile != nil {
+		c.resFile.Close()
+	}
+	c.quotaMu.Unlock()
 	c.dirf.Close() // closing the last descriptor drops the flock
 	c.root.Close()
 }

@@ -22,7 +22,7 @@ const EnvDir = "CAPWRAP_DIR"
 // Names of the files store keeps in the tool-outputs directory.
 const (
 	gitignoreName = ".gitignore"
-	lockName      = ".lock" // quota ledger lock (flock), never written
+	lockName      = ".lock" // quota ledger lock (flock) and ledger cache
 	tmpDirPrefix  = ".tmp-" // capture directories being set up
 )
 
@@ -66,7 +66,7 @@ type Dir struct {
 	abs  string
 	root *os.Root
 	dirf *os.File // the directory itself, for renames
-	lock *os.File // .lock, flocked to serialize quota reservations
+	lock *os.File // .lock, flocked to serialize quota reservations; holds the ledger cache
 
 	quotaMu sync.Mutex // flock is per open file: serialize in-process too
 
@@ -90,7 +90,8 @@ func (e errUnusable) Unwrap() error { return e.err }
 // containing "*"; missing parents are created too. An existing directory is
 // used as it is, with a warning when group or others have any access. Open
 // returns an error, and the caller exits 125, when path is a symbolic link,
-// is not a directory, is owned by another user, or cannot be written. When
+// is not a directory, is owned by another user (root may use a chosen one,
+// with a warning), or cannot be written. When
 // chosen is false and the default location cannot be used because it is not
 // writable or its parent belongs to another user, Open falls back to
 // [FallbackPath] and adds a warning saying so; a chosen path never falls back.
@@ -164,8 +165,12 @@ func openDir(path string, refuseForeignParent bool) (*Dir, []string, error) {
 		return nil, nil, fmt.Errorf("tool-outputs directory %s is a symbolic link; refusing it", path)
 	case !fi.IsDir():
 		return nil, nil, fmt.Errorf("tool-outputs directory %s is not a directory", path)
-	case ownerOf(fi) != euid:
+	case ownerOf(fi) != euid && (refuseForeignParent || euid != 0):
 		return nil, nil, errUnusable{fmt.Errorf("tool-outputs directory %s belongs to uid %d", path, ownerOf(fi))}
+	case ownerOf(fi) != euid:
+		// root, told to use someone's directory: every access goes
+		// through the os.Root and exclusive creation, so it is safe.
+		warns = append(warns, fmt.Sprintf("tool-outputs directory %s belongs to uid %d", path, ownerOf(fi)))
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
@@ -240,18 +245,22 @@ func ensureGitignore(root *os.Root) error {
 	return err
 }
 
-// openLockFile opens (creating if needed, 0600) a lock file read-only and
-// refuses a name that is a symbolic link, not a regular file, or has more
-// than one hard link. The file is never written.
+// openLockFile opens (creating if needed, 0600) a lock file and refuses a
+// name that is a symbolic link, not a regular file, or has more than one
+// hard link.
 func openLockFile(root *os.Root, name string) (*os.File, error) {
 	if fi, err := root.Lstat(name); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file; refusing it", name)
 	}
-	f, err := root.OpenFile(name, os.O_RDONLY|os.O_CREATE, 0o600)
+	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkOpened(root, name, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Chmod(0o600); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -21,7 +21,8 @@ import (
 // not running counts only its file sizes, so a crashed capture never holds
 // quota beyond the bytes it actually left. The capture then records its new
 // reservation (whole chunks, never beyond the quota) in its own reservation
-// file and releases the lock. Its writers only write bytes covered by the
+// file and releases the lock. Publish removes the file; a crash leaves it,
+// harmless once the lock is free. Its writers only write bytes covered by the
 // reservation, so the sum of all stream files in the directory never exceeds
 // the quota.
 
@@ -63,15 +64,45 @@ func (c *Capture) reserveMore(need int64) error {
 	if grant == 0 {
 		return nil
 	}
-	if err := writeAtomic(c.root, c.dirf, reservationName, []byte(strconv.FormatInt(c.reserved+grant, 10)+"\n"), false); err != nil {
+	if err := c.recordReservation(c.reserved + grant); err != nil {
 		return fmt.Errorf("record quota reservation: %w", err)
 	}
 	c.reserved += grant
 	return nil
 }
 
+// recordReservation writes v to the capture's reservation file, created
+// (exclusively, 0600) on first use and then overwritten in place: readers
+// only read it under the directory lock that the writer holds, so a
+// fixed-width in-place write needs no rename. Caller holds the directory
+// lock.
+func (c *Capture) recordReservation(v int64) error {
+	if c.resFile == nil {
+		f, err := c.root.OpenFile(reservationName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return err
+		}
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return err
+		}
+		c.resFile = f
+	}
+	_, err := c.resFile.WriteAt(fmt.Appendf(nil, "%020d\n", v), 0)
+	return err
+}
+
+// ledgerHeader starts the ledger cache kept in the .lock file.
+const ledgerHeader = "capwrap-ledger v1\n"
+
 // usage returns the bytes the ledger charges to all captures in d except
 // the one named except. Caller holds the directory lock.
+//
+// A capture whose lock is free never writes again, so its size is final:
+// usage caches it in the .lock file ("ID SIZE" lines) and the next scan
+// reads one directory listing instead of probing and measuring every old
+// capture. A cached capture that is gone (pruned) drops out with its name;
+// a torn or foreign cache is ignored and rebuilt.
 func (d *Dir) usage(except string) (int64, error) {
 	f, err := d.root.Open(".")
 	if err != nil {
@@ -82,21 +113,77 @@ func (d *Dir) usage(except string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	cache := d.readLedgerCache()
+	fresh := make(map[string]int64, len(cache))
+	changed := false
 	var total int64
 	for _, e := range entries {
 		name := e.Name()
 		if name == except || !e.IsDir() || !ValidID(name) {
 			continue
 		}
+		if size, ok := cache[name]; ok {
+			fresh[name] = size
+			total += size
+			continue
+		}
 		size := d.streamBytes(name)
-		if running, _ := d.probeRunning(name); running {
-			if r := d.readReservation(name); r > size {
-				size = r
-			}
+		running, err := d.probeRunning(name)
+		switch {
+		case running:
+			size = max(size, d.readReservation(name))
+		case err == nil:
+			fresh[name] = size
+			changed = true
 		}
 		total += size
 	}
+	if changed || len(fresh) != len(cache) {
+		d.writeLedgerCache(fresh)
+	}
 	return total, nil
+}
+
+// readLedgerCache parses the cache in the .lock file; anything malformed
+// is skipped.
+func (d *Dir) readLedgerCache() map[string]int64 {
+	cache := map[string]int64{}
+	fi, err := d.lock.Stat()
+	if err != nil || fi.Size() <= int64(len(ledgerHeader)) || fi.Size() > 64<<20 {
+		return cache
+	}
+	b := make([]byte, fi.Size())
+	n, _ := d.lock.ReadAt(b, 0)
+	text, ok := strings.CutPrefix(string(b[:n]), ledgerHeader)
+	if !ok {
+		return cache
+	}
+	for {
+		line, rest, ok := strings.Cut(text, "\n")
+		if !ok {
+			break // a torn last line
+		}
+		text = rest
+		id, num, ok := strings.Cut(line, " ")
+		v, err := strconv.ParseInt(num, 10, 64)
+		if ok && err == nil && v >= 0 && ValidID(id) {
+			cache[id] = v
+		}
+	}
+	return cache
+}
+
+// writeLedgerCache replaces the cache in the .lock file. Failing to write
+// it costs only speed.
+func (d *Dir) writeLedgerCache(cache map[string]int64) {
+	var b strings.Builder
+	b.WriteString(ledgerHeader)
+	for id, v := range cache {
+		fmt.Fprintf(&b, "%s %d\n", id, v)
+	}
+	if _, err := d.lock.WriteAt([]byte(b.String()), 0); err == nil {
+		d.lock.Truncate(int64(b.Len()))
+	}
 }
 
 // streamBytes sums the sizes of a capture's stream files (.live and .log).

@@ -104,28 +104,31 @@ func (r *Receipt) MarshalPretty() ([]byte, error) {
 // FooterPrefix starts the last line capwrap prints in preview and quiet modes.
 const FooterPrefix = "capwrap-receipt "
 
-// Footer returns the one-line footer "capwrap-receipt {JSON}\n" (SPEC §7).
-// When compact is true (a compact success: everything shown, exit 0, nothing
-// kept) only exit_status, process.exit_code and capture.state are written,
-// which a reader completes with the schema's defaults.
+// compactFooter is the short footer of a compact success (SPEC §7): keys
+// that are null, empty or the default are left out.
+type compactFooter struct {
+	ExitStatus *int `json:"exit_status"`
+	Process    struct {
+		ExitCode *int `json:"exit_code"`
+	} `json:"process"`
+	Capture struct {
+		State string `json:"state"`
+	} `json:"capture"`
+}
+
+// Footer returns the one-line footer "capwrap-receipt {JSON}\n" (SPEC §7),
+// with no newline inside the JSON. When compact is true (a compact success:
+// everything shown, exit 0, nothing kept) only exit_status,
+// process.exit_code and capture.state are written, which a reader completes
+// with the schema's defaults; that line is under 100 bytes.
 func (r *Receipt) Footer(compact bool) ([]byte, error) {
 	var v any = r
 	if compact {
-		v = struct {
-			ExitStatus *int `json:"exit_status"`
-			Process    struct {
-				ExitCode *int `json:"exit_code"`
-			} `json:"process"`
-			Capture struct {
-				State string `json:"state"`
-			} `json:"capture"`
-		}{ExitStatus: r.ExitStatus,
-			Process: struct {
-				ExitCode *int `json:"exit_code"`
-			}{r.Process.ExitCode},
-			Capture: struct {
-				State string `json:"state"`
-			}{r.Capture.State}}
+		var f compactFooter
+		f.ExitStatus = r.ExitStatus
+		f.Process.ExitCode = r.Process.ExitCode
+		f.Capture.State = r.Capture.State
+		v = &f
 	}
 	var buf bytes.Buffer
 	buf.WriteString(FooterPrefix)

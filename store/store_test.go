@@ -88,12 +88,9 @@ func env(m map[string]string) func(string) string {
 
 func mustOpen(t testing.TB, path string) *Dir {
 	t.Helper()
-	d, warns, err := Open(path, true, env(nil))
+	d, _, err := Open(path, true, env(nil)) // t.TempDir is 0755: a warning
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(warns) > 0 {
-		t.Logf("warnings: %q", warns)
 	}
 	t.Cleanup(func() { d.Close() })
 	return d
@@ -555,4 +552,124 @@ func TestCaptureLimit(t *testing.T) {
 			c.Publish(&Receipt{Schema: Schema})
 		})
 	}
+}
+
+func TestFooter(t *testing.T) {
+	zero := 0
+	r := &Receipt{Schema: Schema, ExitStatus: &zero, Process: Process{State: "exited", ExitCode: &zero}, Capture: CaptureState{State: StateComplete}}
+	got, err := r.Footer(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `capwrap-receipt {"exit_status":0,"process":{"exit_code":0},"capture":{"state":"complete"}}` + "\n"
+	if string(got) != want || len(got) >= 100 {
+		t.Errorf("compact footer %q (%d bytes)", got, len(got))
+	}
+	full, _ := r.Footer(false)
+	if bytes.Count(full, []byte("\n")) != 1 || !bytes.HasPrefix(full, []byte(FooterPrefix+`{"schema":"capwrap.receipt/v1"`)) {
+		t.Errorf("full footer %q", full)
+	}
+}
+
+// BenchmarkSmallCapture is the store's share of `capwrap -- true`
+// (SPEC §9: under 3 ms in all).
+func BenchmarkSmallCapture(b *testing.B) {
+	d := mustOpen(b, b.TempDir())
+	for _, keep := range []bool{true, false} {
+		b.Run(fmt.Sprintf("keep=%v", keep), func(b *testing.B) {
+			for b.Loop() {
+				c, err := d.Create(time.Now(), DefaultLimits())
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.WriteLiveReceipt(&Receipt{Schema: Schema})
+				c.Stream(Stdout).Write([]byte("ok\n"))
+				c.Finalize()
+				if keep {
+					c.Publish(&Receipt{Schema: Schema})
+				} else {
+					c.Discard()
+				}
+			}
+		})
+	}
+}
+
+func TestDrainThenDecide(t *testing.T) {
+	d := mustOpen(t, t.TempDir())
+	data := pattern(100_000)
+	for _, keep := range []bool{false, true} {
+		c, err := d.Create(time.Now(), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeAll(c.Stream(Stdout), data, 4096)
+		res := c.Drain()
+		if res.State != StateComplete || res.Stdout.Committed != int64(len(data)) || res.Stdout.SHA256 != hexSum(data) ||
+			res.Stdout.File != filepath.Join(c.Path(), "stdout.live") {
+			t.Errorf("Drain = %+v", res)
+		}
+		if err := c.Publish(&Receipt{Schema: Schema}); err == nil {
+			t.Error("Publish before Finalize accepted")
+		}
+		if !keep {
+			if err := c.Discard(); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		fin, err := c.Finalize()
+		if err != nil || fin.Stdout.SHA256 != res.Stdout.SHA256 || fin.Stdout.File != c.FilePath(Stdout) {
+			t.Errorf("Finalize after Drain = %+v, %v", fin, err)
+		}
+		if err := c.Publish(&Receipt{Schema: Schema}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l, _ := d.List(); len(l) != 1 || !l[0].Final {
+		t.Errorf("List = %+v", l)
+	}
+}
+
+func TestLedgerCache(t *testing.T) {
+	d := mustOpen(t, t.TempDir())
+	lim := Limits{DirQuota: 1 << 30, QuotaChunk: 4096}
+	var ids []string
+	for i := range 3 {
+		c, _ := d.Create(time.Now(), lim)
+		c.Stream(Stdout).Write(pattern(1000 * (i + 1)))
+		c.Finalize()
+		c.Publish(&Receipt{Schema: Schema})
+		ids = append(ids, c.ID())
+	}
+	if u, err := d.usage(""); u != 6000 || err != nil {
+		t.Fatalf("usage = %d, %v", u, err)
+	}
+	if got := d.readLedgerCache(); len(got) != 3 || got[ids[2]] != 3000 {
+		t.Errorf("cache %v", got)
+	}
+	// A pruned capture leaves the ledger.
+	os.RemoveAll(filepath.Join(d.Abs(), ids[0]))
+	if u, _ := d.usage(""); u != 5000 {
+		t.Errorf("after prune: usage %d", u)
+	}
+	// A torn or foreign cache is ignored.
+	for _, junk := range []string{"capwrap-ledger v1\n" + ids[1] + " 99", "garbage\n" + ids[1] + " 99\n", ""} {
+		d.lock.Truncate(0)
+		d.lock.WriteAt([]byte(junk), 0)
+		if u, _ := d.usage(""); u != 5000 {
+			t.Errorf("cache %q: usage %d", junk, u)
+		}
+	}
+	// A running capture is never cached: its reservation counts.
+	c, _ := d.Create(time.Now(), lim)
+	c.Stream(Stdout).Write([]byte("x"))
+	c.Drain()
+	if u, _ := d.usage(""); u != 5000+4096 {
+		t.Errorf("with a running capture: usage %d", u)
+	}
+	if _, ok := d.readLedgerCache()[c.ID()]; ok {
+		t.Error("running capture cached")
+	}
+	c.Discard()
 }

@@ -2,8 +2,10 @@ package store
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"hash"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -161,7 +163,7 @@ func (s *StreamWriter) run() {
 		case qerr != nil:
 			c.stop(ReasonWriteError, qerr)
 		case err != nil:
-			c.stop(ReasonWriteError, err)
+			c.stop(ReasonWriteError, s.writeError(err))
 		case allowed < len(buf):
 			c.stop(ReasonDirectoryQuota, nil)
 		}
@@ -170,6 +172,13 @@ func (s *StreamWriter) run() {
 		}
 		c.notifyProgress()
 	}
+}
+
+// writeError names the stream file as the user sees it (the file was
+// opened under the capture's temporary directory name) and keeps the cause,
+// e.g. "write tool-outputs/<ID>/stdout.live: no space left on device".
+func (s *StreamWriter) writeError(err error) error {
+	return fmt.Errorf("write %s: %w", filepath.Join(s.c.Path(), s.name+liveSuffix), unwrapPath(err))
 }
 
 // Committed returns the number of bytes written to the stream's file so far
