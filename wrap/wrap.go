@@ -217,6 +217,7 @@ func Run(cfg Config) Result {
 			killC = k.C
 		case <-killC:
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			killC = nil
 		case ps = <-exited:
 		}
 	}
@@ -236,6 +237,7 @@ drain:
 			forward(pid, sig, cfg.PTY, streams)
 		case <-killC:
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			killC = nil
 		case <-drainC:
 			res.DrainTimedOut = true
 			now := time.Now()
@@ -245,7 +247,7 @@ drain:
 			break drain
 		}
 	}
-	if res.TimedOut {
+	if res.TimedOut && killC != nil {
 		reapGroup(pid, killC)
 	}
 	out.r.Close()
@@ -282,7 +284,8 @@ func forward(pgid int, sig os.Signal, ptys bool, streams [2]*stream) {
 
 // reapGroup makes sure no member of a timed-out process group survives
 // capwrap: it waits for the group to empty until the kill-after timer fires,
-// then sends SIGKILL (SPEC §3 --kill-after).
+// then sends SIGKILL (SPEC §3 --kill-after). Zombies count as members until
+// they are reaped, so at worst this waits for the kill-after timer.
 func reapGroup(pgid int, killC <-chan time.Time) {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
