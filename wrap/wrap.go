@@ -11,12 +11,16 @@
 package wrap
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -284,12 +288,11 @@ func forward(pgid int, sig os.Signal, ptys bool, streams [2]*stream) {
 
 // reapGroup makes sure no member of a timed-out process group survives
 // capwrap: it waits for the group to empty until the kill-after timer fires,
-// then sends SIGKILL (SPEC §3 --kill-after). Zombies count as members until
-// they are reaped, so at worst this waits for the kill-after timer.
+// then sends SIGKILL (SPEC §3 --kill-after).
 func reapGroup(pgid int, killC <-chan time.Time) {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for syscall.Kill(-pgid, 0) == nil {
+	for GroupAlive(pgid) {
 		select {
 		case <-killC:
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -297,6 +300,35 @@ func reapGroup(pgid int, killC <-chan time.Time) {
 		case <-tick.C:
 		}
 	}
+}
+
+// GroupAlive reports whether the process group has a member that is not a
+// zombie. kill(-pgid, 0) alone cannot tell: an orphaned zombie that init has
+// not reaped yet still counts there, so /proc is read to see the states.
+func GroupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	if stats == nil {
+		return true // no /proc: trust kill
+	}
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
 }
 
 // reclaimForeground makes capwrap's own process group the foreground group

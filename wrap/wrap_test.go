@@ -113,8 +113,8 @@ func TestTimeoutLeavesNoSurvivor(t *testing.T) {
 	if res.State != StateTimeout || !res.TimedOut {
 		t.Fatalf("state %s", res.State)
 	}
-	if err := syscall.Kill(-pid, 0); err != syscall.ESRCH {
-		t.Fatalf("process group %d still has members (kill -0: %v)", pid, err)
+	if GroupAlive(pid) {
+		t.Fatalf("process group %d still has live members", pid)
 	}
 }
 
@@ -163,5 +163,24 @@ func TestPTYDrainTimeout(t *testing.T) {
 	}
 	if !res.DrainTimedOut || out != "started\n" {
 		t.Fatalf("drain timed out %v, out %q", res.DrainTimedOut, out)
+	}
+}
+
+func TestGroupAlive(t *testing.T) {
+	var pid int
+	started := make(chan struct{})
+	done := make(chan Result)
+	go func() {
+		res, _, _ := run(t, Config{OnStart: func(p int) { pid = p; close(started) }}, "sleep", "10")
+		done <- res
+	}()
+	<-started
+	if !GroupAlive(pid) {
+		t.Fatalf("group %d of a running sleep reported dead", pid)
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	<-done
+	if GroupAlive(pid) {
+		t.Fatalf("group %d reported alive after SIGKILL and reaping", pid)
 	}
 }
