@@ -1,0 +1,57 @@
+# capwrap — build, test, install. Variables may be overridden:
+#   make install PREFIX=$HOME/.local    make install DESTDIR=/tmp/pkg PREFIX=/usr
+GO      ?= go
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS ?= -s -w -X main.version=$(VERSION)
+FUZZTIME ?= 30s
+
+.PHONY: all build test race fuzz lint install uninstall bench clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o capwrap .
+
+# The whole test suite, as CI runs it (README).
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+fuzz:
+	$(GO) test ./preview -run '^$$' -fuzz FuzzRender -fuzztime $(FUZZTIME)
+	$(GO) test ./preview -run '^$$' -fuzz FuzzKeeper -fuzztime $(FUZZTIME)
+	$(GO) test ./redact -run '^$$' -fuzz FuzzChunking -fuzztime $(FUZZTIME)
+	$(GO) test ./redact -run '^$$' -fuzz FuzzNoSecretLeaks -fuzztime $(FUZZTIME)
+	$(GO) test ./redact -run '^$$' -fuzz FuzzReference -fuzztime $(FUZZTIME)
+
+lint:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0755 capwrap $(DESTDIR)$(BINDIR)/capwrap
+	install -m 0644 man/capwrap.1 $(DESTDIR)$(MANDIR)/man1/capwrap.1
+	install -m 0644 completions/capwrap.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/capwrap
+	install -m 0644 completions/_capwrap $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_capwrap
+	install -m 0644 completions/capwrap.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/capwrap.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/capwrap $(DESTDIR)$(MANDIR)/man1/capwrap.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/capwrap \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_capwrap \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/capwrap.fish
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./preview ./redact ./store ./wrap
+	./bench/run.sh
+
+clean:
+	rm -f capwrap

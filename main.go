@@ -1,0 +1,239 @@
+// Command capwrap runs a command, keeps a sanitized copy of everything it
+// writes in private files under a tool-outputs directory, and prints a
+// bounded preview and a one-line receipt (or, on a terminal, behaves like
+// tee). The contract is SPEC.md; this file only parses the command line and
+// hands over to run.go (a capture) or verbs.go (reading captures back).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=...".
+var version = ""
+
+// verbs are the words that, first on the command line and before any "--",
+// select a secondary verb instead of starting a command (SPEC §1).
+var verbs = []string{"list", "show", "read", "prune", "help"}
+
+// exitUsage is capwrap's status when it could not start: bad flags, an
+// unusable tool-outputs directory (SPEC §3).
+const exitUsage = 125
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// options are capwrap's flags for a capture, after the CAPWRAP_* variables
+// have filled in what the command line left unset.
+type options struct {
+	dir          string
+	keep         string
+	timeout      time.Duration
+	killAfter    time.Duration
+	drainTimeout time.Duration
+	stallTimeout time.Duration
+	tee, preview bool
+	quiet        bool
+	receiptFile  string
+	stdoutChars  int
+	stderrChars  int
+	previewBytes size
+	maxCapture   size
+	dirQuota     size
+	queueBytes   size
+	strict       bool
+	noRedact     bool
+	redactEnv    []string
+	redactFile   []string
+	redactPat    []string
+	noLabel      bool
+	pty          string
+	color        string
+	help         bool
+	version      bool
+}
+
+// newFlagSet declares capwrap's global flags. Every flag but --help and
+// --version has a CAPWRAP_* variable of the same name (SPEC §4 Limits).
+func newFlagSet(o *options) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("capwrap", pflag.ContinueOnError)
+	fs.SetInterspersed(false) // capwrap make -j4 passes -j4 to make (SPEC §1)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+
+	fs.StringVar(&o.dir, "dir", "", "tool-outputs directory (default ./tool-outputs)")
+	fs.StringVar(&o.keep, "keep", "auto", "keep the capture: auto|always|never")
+	fs.BoolVar(&o.tee, "tee", false, "stream the output live, then a summary on stderr")
+	fs.BoolVar(&o.preview, "preview", false, "print a bounded preview and the receipt after the command ends")
+	fs.BoolVar(&o.quiet, "quiet", false, "print only the receipt line")
+	fs.StringVar(&o.receiptFile, "receipt-file", "", "also write the receipt as JSON to this path")
+	fs.DurationVar(&o.timeout, "timeout", 0, "send SIGTERM to the command's process group after this long (0: never)")
+	fs.DurationVar(&o.killAfter, "kill-after", 5*time.Second, "then SIGKILL after this long")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Second, "wait this long for end of output after the command exits")
+	fs.IntVar(&o.stdoutChars, "stdout-chars", 8000, "preview budget for stdout, in characters")
+	fs.IntVar(&o.stderrChars, "stderr-chars", 2000, "preview budget for stderr, in characters")
+	o.previewBytes = 16 << 10
+	fs.Var(&o.previewBytes, "preview-bytes", "ceiling on the whole preview, in bytes")
+	o.maxCapture = 32 << 20
+	fs.Var(&o.maxCapture, "max-capture-bytes", "bytes kept per capture, both streams together")
+	o.dirQuota = 128 << 20
+	fs.Var(&o.dirQuota, "dir-quota", "bytes kept by all captures in the tool-outputs directory")
+	o.queueBytes = 8 << 20
+	fs.Var(&o.queueBytes, "queue-bytes", "write queue between the pipe reader and the file writer")
+	fs.DurationVar(&o.stallTimeout, "stall-timeout", 10*time.Second, "stop persisting when the file writer makes no progress this long")
+	fs.BoolVar(&o.strict, "strict", false, "exit 125 when capwrap itself failed (e.g. disk full)")
+	fs.BoolVar(&o.noRedact, "no-redact", false, "write output unsanitized (no credential masking)")
+	fs.StringArrayVar(&o.redactEnv, "redact-env", nil, "also mask the value of this environment variable (repeatable)")
+	fs.StringArrayVar(&o.redactFile, "redact-file", nil, "also mask the values in this file, one per line (repeatable)")
+	fs.StringArrayVar(&o.redactPat, "redact-pattern", nil, "also mask matches of this regular expression (repeatable)")
+	fs.BoolVar(&o.noLabel, "no-label", false, "leave the command out of the receipt")
+	fs.StringVar(&o.pty, "pty", "auto", "give the command terminals for stdout and stderr: auto|always|never")
+	fs.StringVar(&o.color, "color", "auto", "colour the summary: auto|always|never")
+	fs.BoolVarP(&o.help, "help", "h", false, "show help")
+	fs.BoolVar(&o.version, "version", false, "print the version")
+	return fs
+}
+
+// envName is the CAPWRAP_* variable of a flag: --dir-quota is
+// CAPWRAP_DIR_QUOTA (SPEC §4).
+func envName(flag string) string {
+	return "CAPWRAP_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// applyEnv sets every flag the command line left unset from its CAPWRAP_*
+// variable, when that is set and not empty; a flag beats its variable.
+func applyEnv(fs *pflag.FlagSet, getenv func(string) string) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed || f.Name == "help" || f.Name == "version" {
+			return
+		}
+		if v := getenv(envName(f.Name)); v != "" {
+			if serr := fs.Set(f.Name, v); serr != nil {
+				err = fmt.Errorf("invalid %s=%q: %v", envName(f.Name), v, serr)
+			}
+		}
+	})
+	return err
+}
+
+// run is capwrap without os.Exit: it returns the exit status, so that every
+// deferred flush and publish has run by the time the process ends.
+func run(args []string, stdin, stdout, stderr *os.File) int {
+	d := diag{stderr}
+	var o options
+	fs := newFlagSet(&o)
+	if err := fs.Parse(args); err != nil {
+		d.errorf("%s", flagError(err))
+		d.hintf("capwrap --help lists the flags; put -- before the command")
+		return exitUsage
+	}
+	if err := applyEnv(fs, os.Getenv); err != nil {
+		d.errorf("%v", err)
+		return exitUsage
+	}
+	rest := fs.Args()
+	switch {
+	case o.help:
+		printHelp(stdout, "")
+		return 0
+	case o.version:
+		fmt.Fprintf(stdout, "capwrap %s\n", versionString())
+		return 0
+	}
+	if len(rest) > 0 && fs.ArgsLenAtDash() != 0 && isVerb(rest[0]) {
+		return runVerb(rest[0], rest[1:], &o, stdout, stderr)
+	}
+	if len(rest) == 0 {
+		d.errorf("no command given")
+		d.hintf("usage: capwrap [flags] -- COMMAND [ARG...]")
+		return exitUsage
+	}
+	if err := o.check(); err != nil {
+		d.errorf("%v", err)
+		return exitUsage
+	}
+	return capture(&o, rest, stdin, stdout, stderr)
+}
+
+// flagError turns pflag's messages into capwrap's one-line form.
+func flagError(err error) string {
+	msg := err.Error()
+	if errors.Is(err, pflag.ErrHelp) {
+		return "unknown flag: -h"
+	}
+	return strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0])
+}
+
+// check validates the values that pflag cannot.
+func (o *options) check() error {
+	oneOf := func(flag, v string, allowed ...string) error {
+		for _, a := range allowed {
+			if v == a {
+				return nil
+			}
+		}
+		return fmt.Errorf("invalid --%s %q: want %s", flag, v, strings.Join(allowed, ", "))
+	}
+	if err := oneOf("keep", o.keep, "auto", "always", "never"); err != nil {
+		return err
+	}
+	if err := oneOf("pty", o.pty, "auto", "always", "never"); err != nil {
+		return err
+	}
+	if err := oneOf("color", o.color, "auto", "always", "never"); err != nil {
+		return err
+	}
+	n := 0
+	for _, b := range []bool{o.tee, o.preview, o.quiet} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("--tee, --preview and --quiet exclude each other")
+	}
+	for _, v := range []struct {
+		name string
+		d    time.Duration
+	}{{"timeout", o.timeout}, {"kill-after", o.killAfter}, {"drain-timeout", o.drainTimeout}, {"stall-timeout", o.stallTimeout}} {
+		if v.d < 0 {
+			return fmt.Errorf("invalid --%s %v: must not be negative", v.name, v.d)
+		}
+	}
+	if o.stdoutChars < 0 || o.stderrChars < 0 {
+		return errors.New("preview budgets must not be negative")
+	}
+	return nil
+}
+
+func isVerb(w string) bool {
+	for _, v := range verbs {
+		if w == v {
+			return true
+		}
+	}
+	return false
+}
+
+// versionString is the stamped version, else the module version that
+// go install recorded, else "dev".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

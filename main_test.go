@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain registers capwrap and the test helpers as commands that
+// testscript scripts (testdata/script/*.txtar) run as real processes.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"capwrap": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"fixture": func() { os.Exit(fixtureMain(os.Args[1:])) },
+		"bytewise": func() {
+			// bytewise TEXT: writes TEXT to stdout one byte per write.
+			for _, b := range []byte(os.Args[1]) {
+				os.Stdout.Write([]byte{b})
+				time.Sleep(2 * time.Millisecond)
+			}
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("CAPWRAP_DIR", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"rcpt": cmdRcpt,
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "root":
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+	})
+}
+
+// cmdRcpt checks the receipt on the last line of a file that holds
+// capwrap's stdout ("stdout" for the last command's). Each argument after
+// the file is one assertion:
+//
+//	path=value       the JSON value at the dotted path, printed compactly
+//	                 (strings without quotes; null for null or missing)
+//	path<=N          a number no greater than N
+//	body<=N          at most N bytes printed before the receipt line
+//	file:STREAM=F    the stream's capture file is byte-identical to file F
+//	size:STREAM      committed_bytes equals the capture file's size, and lines
+//	                 equals its newline count
+func cmdRcpt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("rcpt does not support !")
+	}
+	if len(args) < 1 {
+		ts.Fatalf("usage: rcpt FILE assertion...")
+	}
+	b := []byte(ts.ReadFile(args[0]))
+	at := bytes.LastIndex(b, []byte("capwrap-receipt {"))
+	if at < 0 || (at > 0 && b[at-1] != '\n') || bytes.IndexByte(bytes.TrimRight(b[at:], "\n"), '\n') >= 0 {
+		ts.Fatalf("last line is not a receipt")
+	}
+	var rc map[string]any
+	if err := json.Unmarshal(bytes.TrimPrefix(b[at:], []byte("capwrap-receipt ")), &rc); err != nil {
+		ts.Fatalf("receipt is not JSON: %v", err)
+	}
+	failed := false
+	for _, a := range args[1:] {
+		if err := checkAssertion(rc, b[:at], ts.MkAbs, a); err != nil {
+			ts.Logf("%s: %v", a, err)
+			failed = true
+		}
+	}
+	if failed {
+		ts.Fatalf("receipt assertions failed")
+	}
+}
+
+func lookup(v any, path string) any {
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func show(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func checkAssertion(rc map[string]any, body []byte, abs func(string) string, a string) error {
+	switch {
+	case strings.HasPrefix(a, "file:"):
+		stream, want, _ := strings.Cut(strings.TrimPrefix(a, "file:"), "=")
+		got, err := os.ReadFile(abs(show(lookup(rc, "streams."+stream+".file"))))
+		if err != nil {
+			return err
+		}
+		exp, err := os.ReadFile(abs(want))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, exp) {
+			return fmt.Errorf("capture file has %d bytes (sha256 %s), want %d bytes (sha256 %s)",
+				len(got), sum(got), len(exp), sum(exp))
+		}
+		if h := lookup(rc, "streams."+stream+".sha256"); h != nil && show(h) != sum(got) {
+			return fmt.Errorf("receipt sha256 %v, file %s", h, sum(got))
+		}
+		return nil
+	case strings.HasPrefix(a, "size:"):
+		stream := strings.TrimPrefix(a, "size:")
+		got, err := os.ReadFile(abs(show(lookup(rc, "streams."+stream+".file"))))
+		if err != nil {
+			return err
+		}
+		if c := show(lookup(rc, "streams."+stream+".committed_bytes")); c != strconv.Itoa(len(got)) {
+			return fmt.Errorf("committed_bytes %s, file has %d", c, len(got))
+		}
+		if l := show(lookup(rc, "streams."+stream+".lines")); l != strconv.Itoa(bytes.Count(got, []byte("\n"))) {
+			return fmt.Errorf("lines %s, file has %d", l, bytes.Count(got, []byte("\n")))
+		}
+		return nil
+	case strings.HasPrefix(a, "body<="):
+		max, _ := strconv.Atoi(strings.TrimPrefix(a, "body<="))
+		if n := len(body); n > max {
+			return fmt.Errorf("printed %d bytes before the receipt", n)
+		}
+		return nil
+	case strings.Contains(a, "<="):
+		path, lim, _ := strings.Cut(a, "<=")
+		n, ok := lookup(rc, path).(float64)
+		max, err := strconv.ParseFloat(lim, 64)
+		if !ok || err != nil || n > max {
+			return fmt.Errorf("got %s", show(lookup(rc, path)))
+		}
+		return nil
+	}
+	path, want, ok := strings.Cut(a, "=")
+	if !ok {
+		return fmt.Errorf("not an assertion")
+	}
+	if got := show(lookup(rc, path)); got != want {
+		return fmt.Errorf("got %s", got)
+	}
+	return nil
+}
+
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// fixtureMain writes one of the README's fixtures (issue 2) to stdout, or
+// to the file given with -o, and exits with the fixture's status when
+// writing to stdout. Fixtures are generated, never committed.
+func fixtureMain(args []string) int {
+	if len(args) < 1 {
+		fmt.Fprintln(os.Stderr, "usage: fixture NAME [-o FILE]")
+		return 2
+	}
+	f, ok := fixtures[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "no fixture %q\n", args[0])
+		return 2
+	}
+	out, errOut := f.gen()
+	if len(args) == 3 && args[1] == "-o" {
+		if err := os.WriteFile(args[2], out, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		if errOut != nil {
+			if err := os.WriteFile(args[2]+".err", errOut, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 2
+			}
+		}
+		return 0
+	}
+	// stderr first, then stdout: as a compiler's diagnostics precede its
+	// exit, and both pipes must be drained concurrently for this to end.
+	os.Stderr.Write(errOut)
+	os.Stdout.Write(out)
+	return f.status
+}
+
+type fixture struct {
+	status int
+	gen    func() (stdout, stderr []byte)
+}
+
+// fixtures are the inputs of issue 2's fixture table.
+var fixtures = map[string]fixture{
+	"compact": {0, func() ([]byte, []byte) { return []byte("hello world 123456\n"), nil }},
+	"pytest": {1, func() ([]byte, []byte) {
+		var b bytes.Buffer
+		b.WriteString("============================= test session starts ==============================\n")
+		b.WriteString("platform linux -- Python 3.11.7, pytest-8.3.3\ncollected 20000 items\n\n")
+		for i := 0; i < 20000; i++ {
+			res := "PASSED"
+			if i == 13777 {
+				res = "FAILED"
+			}
+			fmt.Fprintf(&b, "tests/test_mod%03d.py::test_case_%05d %s%*s[%3d%%]\n", i%250, i, res, 20, "", i*100/20000)
+		}
+		b.WriteString("=================================== FAILURES ===================================\n")
+		b.WriteString("___________________________ test_case_13777 ___________________________\n")
+		b.WriteString("    assert compute(13777) == 42\nE   AssertionError: assert 41 == 42\n")
+		b.WriteString("=========================== short test summary info ============================\n")
+		b.WriteString("FAILED tests/test_mod027.py::test_case_13777 - AssertionError: assert 41 == 42\n")
+		b.WriteString("======================= 1 failed, 19999 passed in 41.20s =======================\n")
+		return b.Bytes(), nil
+	}},
+	"json": {0, func() ([]byte, []byte) {
+		var b bytes.Buffer
+		b.WriteString("[\n")
+		for i := 0; i < 10000; i++ {
+			sep := ","
+			if i == 9999 {
+				sep = ""
+			}
+			fmt.Fprintf(&b, `  {"id": %d, "name": "user-%05d", "email": "user%05d@example.com", "active": %t, "roles": ["reader", "writer"], "created_at": "2026-11-%02dT10:%02d:00Z"}%s`+"\n",
+				i, i, i, i%3 != 0, i%28+1, i%60, sep)
+		}
+		b.WriteString("]\n")
+		return b.Bytes(), nil
+	}},
+	"compiler": {2, func() ([]byte, []byte) {
+		var e bytes.Buffer
+		for i := 0; i < 3000; i++ {
+			fmt.Fprintf(&e, "src/module_%02d/file_%03d.c:%d:%d: warning: unused variable 'tmp_%d' [-Wunused-variable]\n   %d |     int tmp_%d = compute();\n      |         ^~~~~\n",
+				i%40, i%300, i%900+10, i%30+5, i, i%900+10, i)
+		}
+		e.WriteString("src/main.c:42:13: error: 'undeclared_symbol' undeclared (first use in this function)\n")
+		e.WriteString("make: *** [Makefile:12: build/main.o] Error 1\n")
+		return []byte("cc -O2 -Wall -c src/main.c -o build/main.o\n"), e.Bytes()
+	}},
+	"csv": {0, func() ([]byte, []byte) {
+		var b bytes.Buffer
+		b.WriteString("id,date,region,product,units,unit_price,total\n")
+		for i := 1; i <= 30000; i++ {
+			fmt.Fprintf(&b, "%d,2026-%02d-%02d,%s,SKU-%05d,%d,%d.%02d,%d.%02d\n", i, i%12+1, i%28+1,
+				[]string{"north", "south", "east", "west"}[i%4], i*7%99991, i%50+1, i%90+9, i%100, (i%50+1)*(i%90+9), i%100)
+		}
+		return b.Bytes(), nil
+	}},
+	"longline": {0, func() ([]byte, []byte) {
+		return bytes.Repeat([]byte("0123456789abcdef"), 2<<20/16), nil
+	}},
+	"markers": {2, func() ([]byte, []byte) {
+		// 2,340,024 characters: BEGIN-MARKER, lines of text, END-MARKER.
+		var b bytes.Buffer
+		b.WriteString("BEGIN-MARKER\n")
+		line := strings.Repeat("y", 99) + "\n"
+		for b.Len() < 2340024-len("END-MARKER\n") {
+			b.WriteString(line)
+		}
+		b.Truncate(2340024 - len("END-MARKER\n"))
+		b.WriteString("END-MARKER\n")
+		return b.Bytes(), nil
+	}},
+}
+
+// TestFixtureSizes pins the fixtures' sizes so the README's table stays true.
+func TestFixtureSizes(t *testing.T) {
+	for name, f := range fixtures {
+		out, errOut := f.gen()
+		t.Logf("%-9s stdout %9d bytes, stderr %9d bytes, exit %d", name, len(out), len(errOut), f.status)
+	}
+	if out, _ := fixtures["markers"].gen(); len(out) != 2340024 {
+		t.Fatalf("markers fixture is %d bytes", len(out))
+	}
+	if out, _ := fixtures["longline"].gen(); len(out) != 2<<20 || bytes.IndexByte(out, '\n') >= 0 {
+		t.Fatalf("longline fixture is %d bytes", len(out))
+	}
+}
+
+// TestSizeParsing covers the size syntax of SPEC §4 Limits.
+func TestSizeParsing(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"123", 123, true}, {"64K", 64 << 10, true}, {"32M", 32 << 20, true},
+		{"1G", 1 << 30, true}, {"8MiB", 8 << 20, true}, {"2KiB", 2 << 10, true}, {"3GiB", 3 << 30, true},
+		{"10B", 10, true}, {"1kb", 1 << 10, true}, {"-1", 0, false}, {"1.5M", 0, false}, {"M", 0, false},
+		{"", 0, false}, {"12X", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestEnvNames: every flag but help and version maps to CAPWRAP_<NAME>.
+func TestEnvNames(t *testing.T) {
+	if got := envName("dir-quota"); got != "CAPWRAP_DIR_QUOTA" {
+		t.Fatal(got)
+	}
+	var o options
+	fs := newFlagSet(&o)
+	env := map[string]string{"CAPWRAP_KEEP": "always", "CAPWRAP_DIR_QUOTA": "1M", "CAPWRAP_TIMEOUT": "3s"}
+	if err := fs.Parse([]string{"--timeout", "9s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := applyEnv(fs, func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if o.keep != "always" || o.dirQuota != 1<<20 || o.timeout != 9*time.Second {
+		t.Fatalf("keep %s quota %d timeout %v: a flag must beat its variable, a variable fill an unset flag", o.keep, o.dirQuota, o.timeout)
+	}
+	env = map[string]string{"CAPWRAP_DIR_QUOTA": "lots"}
+	fs = newFlagSet(&options{})
+	_ = fs.Parse(nil)
+	if err := applyEnv(fs, func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "CAPWRAP_DIR_QUOTA") {
+		t.Fatalf("bad variable: %v", err)
+	}
+}

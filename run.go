@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/redact"
+	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/wrap"
+)
+
+// Presentation modes (SPEC §2).
+const (
+	modePreview = "preview"
+	modeTee     = "tee"
+	modeQuiet   = "quiet"
+)
+
+// capture runs one command under capwrap: SPEC §2–§7 end to end. It returns
+// capwrap's exit status (SPEC §3 table); a child killed by a signal has that
+// signal re-raised on capwrap before the status is returned.
+func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
+	d := diag{stderr}
+
+	// A closed stdout must give EPIPE, not kill capwrap (SPEC §2), and a
+	// file-size limit must give EFBIG (SPEC §4). Catching, not ignoring,
+	// keeps the child's own dispositions at their defaults.
+	ignored := make(chan os.Signal, 8)
+	signal.Notify(ignored, syscall.SIGPIPE, syscall.SIGXFSZ)
+	defer signal.Stop(ignored)
+	go func() {
+		for range ignored {
+		}
+	}()
+
+	mode := modePreview
+	switch {
+	case o.quiet:
+		mode = modeQuiet
+	case o.tee:
+		mode = modeTee
+	case o.preview:
+	case isatty.IsTerminal(stdout.Fd()):
+		mode = modeTee
+	}
+	setupColor(o.color, stderr)
+
+	// Everything that can refuse the run is checked before the command
+	// starts and before anything is created (SPEC §3: exit 125).
+	policy, err := redactionPolicy(o)
+	if err != nil {
+		d.errorf("%v", err)
+		return exitUsage
+	}
+	usePTY, err := choosePTY(o.pty, mode, d)
+	if err != nil {
+		d.errorf("%v", err)
+		return exitUsage
+	}
+	dirPath, chosen := store.Locate(o.dir, os.Getenv)
+	dir, warnings, err := store.Open(dirPath, chosen, os.Getenv)
+	if err != nil {
+		d.errorf("cannot use tool-outputs directory %s: %v", dirPath, err)
+		d.hintf("pass --dir or set CAPWRAP_DIR to a directory you own")
+		return exitUsage
+	}
+	defer dir.Close()
+	for _, w := range warnings {
+		d.warnf("%s", w)
+	}
+	limits := store.Limits{
+		MaxCaptureBytes: int64(o.maxCapture),
+		DirQuota:        int64(o.dirQuota),
+		QueueBytes:      int64(o.queueBytes),
+		StallTimeout:    o.stallTimeout,
+	}
+	c, err := dir.Create(time.Now(), limits)
+	if err != nil {
+		d.errorf("cannot create a capture in %s: %v", dir.Path(), err)
+		return exitUsage
+	}
+
+	label := []string(nil)
+	if !o.noLabel {
+		label = make([]string, len(argv))
+		for i, a := range argv {
+			label[i] = policy.label(a)
+		}
+	}
+	rc := newReceipt(c, label, policy != nil, usePTY)
+
+	// Each stream: pipe reader → redactor → {capture file, preview keeper,
+	// live terminal in tee mode}. The redactor is the seam of SPEC §6: all
+	// downstream stages see only sanitized bytes.
+	keepers := [2]*preview.Keeper{
+		preview.NewKeeper(o.stdoutChars),
+		preview.NewKeeper(o.stdoutChars + o.stderrChars), // stdout's unused budget may flow here (SPEC §5)
+	}
+	var lives [2]*liveWriter
+	var sinks [2]*sink
+	for i, name := range []string{"stdout", "stderr"} {
+		ws := []io.Writer{c.Stream(name), keepers[i]}
+		if mode == modeTee {
+			lives[i] = &liveWriter{w: []*os.File{stdout, stderr}[i]}
+			ws = append(ws, lives[i])
+		}
+		sinks[i] = policy.newSink(io.MultiWriter(ws...))
+	}
+
+	res := wrap.Run(wrap.Config{
+		Args:         argv,
+		Stdout:       sinks[0],
+		Stderr:       sinks[1],
+		Timeout:      o.timeout,
+		KillAfter:    o.killAfter,
+		DrainTimeout: o.drainTimeout,
+		Foreground:   isatty.IsTerminal(stdin.Fd()) && wrap.InForeground(int(stdin.Fd())),
+		PTY:          usePTY,
+		OnStart: func(pid int) {
+			rc.Process.PID = &pid
+			if err := c.WriteLiveReceipt(rc); err != nil {
+				d.warnf("cannot write %s: %v", c.Path()+"/receipt.live.json", err)
+			}
+		},
+	})
+	for _, s := range sinks {
+		s.Close() // end of stream: release what the redactor held back
+	}
+	if res.StartErr != nil {
+		reportStartError(d, argv[0], res)
+	}
+
+	fin, ferr := c.Finalize()
+	if ferr != nil {
+		d.warnf("finalizing capture %s: %v", c.ID(), ferr)
+	}
+	fillReceipt(rc, res, fin, sinks, keepers)
+
+	failed := res.State != wrap.StateExited || res.ExitCode != 0
+	var text []byte
+	if mode == modePreview {
+		var outInfo, errInfo preview.Info
+		text, outInfo, errInfo = preview.Render(
+			previewStream(o, c, "stdout", keepers[0]),
+			previewStream(o, c, "stderr", keepers[1]),
+			preview.Options{StdoutChars: o.stdoutChars, StderrChars: o.stderrChars, MaxBytes: int(o.previewBytes), Failed: failed})
+		rc.Streams.Stdout.Preview = previewInfo(outInfo)
+		rc.Streams.Stderr.Preview = previewInfo(errInfo)
+	}
+
+	status, ownFailure := exitStatus(res, fin, o.strict)
+	rc.ExitStatus = &status
+	keep := o.keep == "always" ||
+		(o.keep == "auto" && !(res.State == wrap.StateNotStarted || compactSuccess(mode, res, rc)))
+	if keep {
+		if err := c.Publish(rc); err != nil {
+			d.warnf("cannot publish %s/receipt.json: %v", c.Path(), err)
+			ownFailure = true
+		}
+	} else {
+		if err := c.Discard(); err != nil {
+			d.warnf("cannot remove capture %s: %v", c.Path(), err)
+		}
+		forget(rc)
+	}
+	if o.receiptFile != "" {
+		if err := writeReceiptFile(o.receiptFile, rc); err != nil {
+			d.warnf("cannot write --receipt-file %s: %v", o.receiptFile, err)
+			ownFailure = true
+		}
+	}
+
+	compact := !keep && status == 0
+	switch mode {
+	case modePreview, modeQuiet:
+		footer, _ := rc.Footer(compact)
+		out := bufio.NewWriterSize(stdout, 32<<10)
+		out.Write(text)
+		out.Write(footer)
+		if err := out.Flush(); err != nil && !errors.Is(err, syscall.EPIPE) {
+			d.warnf("cannot write the preview: %v", err)
+			ownFailure = true
+		}
+	case modeTee:
+		for _, l := range lives {
+			if l.err != nil && !errors.Is(l.err, syscall.EPIPE) {
+				d.warnf("cannot write live output: %v", l.err)
+				ownFailure = true
+			}
+		}
+		printSummary(stderr, rc, res, keep)
+	}
+	if ownFailure && o.strict {
+		status = exitUsage
+	}
+	if res.State == wrap.StateSignaled && !res.TimedOut && status == 128+int(res.Signal) {
+		wrap.Reraise(res.Signal)
+	}
+	return status
+}
+
+// sink is one stream's entry stage: the redactor, or a pass-through when
+// redaction is off. Close ends the stream.
+type sink struct {
+	io.Writer
+	r *redact.Writer
+}
+
+// Close releases what the redactor holds back.
+func (s *sink) Close() error {
+	if s.r != nil {
+		return s.r.Close()
+	}
+	return nil
+}
+
+// replaced is the number of redactions made in this stream.
+func (s *sink) replaced() int64 {
+	if s.r == nil {
+		return 0
+	}
+	return s.r.Replaced()
+}
+
+// liveWriter copies a stream to capwrap's own stdout or stderr in tee mode.
+// After the first error (EPIPE: the reader went away) it stops writing there
+// and reports success, so the capture goes on (SPEC §2).
+type liveWriter struct {
+	mu  sync.Mutex
+	w   *os.File
+	err error
+}
+
+func (l *liveWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		_, l.err = l.w.Write(p)
+	}
+	return len(p), nil
+}
+
+// redactionConfig is the sanitizer seen from the CLI: nil when --no-redact.
+type redactionConfig struct {
+	p *redact.Policy
+}
+
+// redactionPolicy builds the policy of SPEC §6 from the flags, reading
+// --redact-file values. Errors (unreadable file, bad pattern) refuse the run.
+func redactionPolicy(o *options) (*redactionConfig, error) {
+	if o.noRedact {
+		return nil, nil
+	}
+	var values []string
+	for _, f := range o.redactFile {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read --redact-file %s: %v", f, unwrapPath(err))
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v := strings.TrimRight(line, "\r"); v != "" {
+				values = append(values, v)
+			}
+		}
+	}
+	p, err := redact.NewPolicy(redact.Options{
+		Environ:  os.Environ(),
+		EnvNames: o.redactEnv,
+		Values:   values,
+		Patterns: o.redactPat,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &redactionConfig{p}, nil
+}
+
+func (r *redactionConfig) newSink(w io.Writer) *sink {
+	if r == nil {
+		return &sink{Writer: w}
+	}
+	rw := r.p.NewWriter(w)
+	return &sink{Writer: rw, r: rw}
+}
+
+func (r *redactionConfig) label(s string) string {
+	if r == nil {
+		return s
+	}
+	return r.p.String(s)
+}
+
+// unwrapPath drops the path from an *os.PathError, which the message names
+// already.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// choosePTY decides --pty (SPEC §2): auto means on in tee mode only, and
+// falls back to pipes with a warning where ptys cannot be had; always fails
+// there.
+func choosePTY(flag, mode string, d diag) (bool, error) {
+	want := flag == "always" || (flag == "auto" && mode == modeTee)
+	if !want {
+		return false, nil
+	}
+	if err := wrap.PTYAvailable(); err != nil {
+		if flag == "always" {
+			return false, fmt.Errorf("--pty always: cannot allocate a pseudo-terminal: %v", err)
+		}
+		d.warnf("cannot allocate a pseudo-terminal (%v); using pipes", err)
+		return false, nil
+	}
+	return true, nil
+}
+
+func reportStartError(d diag, name string, res wrap.Result) {
+	switch {
+	case res.NotFound:
+		d.errorf("command not found: %s", name)
+	case res.NotExecutable:
+		d.errorf("cannot execute %s: %v", name, unwrapPath(res.StartErr))
+	default:
+		d.errorf("cannot start %s: %v", name, res.StartErr)
+	}
+}
+
+// compactSuccess is the --keep auto rule of SPEC §4: the child exited 0,
+// the capture is complete and the preview showed every byte, so keeping
+// the files would add nothing. Only preview mode shows a preview.
+func compactSuccess(mode string, res wrap.Result, rc *store.Receipt) bool {
+	if mode != modePreview || res.State != wrap.StateExited || res.ExitCode != 0 || rc.Capture.State != "complete" {
+		return false
+	}
+	for _, p := range []*store.Preview{rc.Streams.Stdout.Preview, rc.Streams.Stderr.Preview} {
+		if p == nil || p.State != "complete" {
+			return false
+		}
+	}
+	return true
+}
+
+// exitStatus maps the outcome to capwrap's exit status, in one place (SPEC §3
+// table). ownFailure reports a failure of capwrap's own after the child
+// started, which only --strict turns into 125.
+func exitStatus(res wrap.Result, fin store.Result, strict bool) (status int, ownFailure bool) {
+	ownFailure = fin.State == "failed" ||
+		(fin.Reason != nil && (*fin.Reason == "write_error" || *fin.Reason == "writer_stalled"))
+	switch {
+	case res.State == wrap.StateNotStarted && res.NotFound:
+		return 127, ownFailure
+	case res.State == wrap.StateNotStarted && res.NotExecutable:
+		return 126, ownFailure
+	case res.State == wrap.StateNotStarted:
+		return exitUsage, ownFailure
+	case res.TimedOut:
+		return 124, ownFailure
+	case res.State == wrap.StateSignaled:
+		return 128 + int(res.Signal), ownFailure
+	}
+	return res.ExitCode, ownFailure
+}
