@@ -1,0 +1,319 @@
+// Package preview owns the bounded preview capwrap prints when a command
+// ends (SPEC §5) and the preview summary of the receipt (SPEC §7): it keeps
+// the head and the tail of each stream in memory bounded by the budgets
+// (Keeper), turns raw bytes into display text (Sanitize), chooses where to cut
+// and writes the preview with its omission markers (Render).
+//
+// It knows nothing of processes, pipes, files or redaction: it is given the
+// bytes of each stream (already redacted, the same bytes the capture file
+// holds, so its byte offsets and line numbers are the file's) and strings
+// naming the file and the command that reads it back.
+//
+// Units: budgets are in characters (Unicode code points) of display text;
+// the overall ceiling is in bytes of UTF-8 display text; every count of the
+// stream itself (total, omitted, offsets) is in bytes of the raw stream, and
+// line counts are counts of '\n' bytes.
+package preview
+
+import (
+	"math"
+	"strconv"
+)
+
+// Spec defaults of Options (SPEC §5: --stdout-chars, --stderr-chars,
+// --preview-bytes).
+const (
+	DefaultStdoutChars = 8000
+	DefaultStderrChars = 2000
+	DefaultMaxBytes    = 16384
+)
+
+// Stream is one stream given to Render.
+type Stream struct {
+	// Keeper holds what was kept of the stream; nil counts as an empty stream.
+	Keeper *Keeper
+	// Name is "stdout" or "stderr"; it appears in the header and the marker.
+	// Empty means the name of the argument's position in Render.
+	Name string
+	// File is the path of the stream's capture file as shown to the user,
+	// named by the omission marker and the binary summary; "" when no file
+	// is kept (the marker then names none).
+	File string
+	// ReadCmd is the prefix of the command that reads this stream back, e.g.
+	// "capwrap read 20261130T030612Z-k3j4 --stream stderr"; "" when none.
+	// The marker appends " --lines A:B" (1-based, inclusive: exactly the
+	// omitted lines) when both cuts fall on line boundaries, otherwise
+	// " --offset N --limit M" (bytes: exactly the omitted bytes).
+	ReadCmd string
+}
+
+// Options are the budgets of the preview (SPEC §5). A zero field takes its
+// spec default (DefaultStdoutChars, DefaultStderrChars, DefaultMaxBytes); a
+// negative character budget counts as 0 (only the marker is shown); a
+// negative MaxBytes means no ceiling in bytes.
+type Options struct {
+	// StdoutChars is the budget of displayed stdout text, in characters
+	// (code points); 25% of it goes to the head, the rest to the tail.
+	StdoutChars int
+	// StderrChars is the budget of displayed stderr text, in characters.
+	StderrChars int
+	// MaxBytes is the ceiling on all displayed text of both streams
+	// together, in bytes of UTF-8, headers and markers excluded. When it
+	// binds, stdout is cut first if Failed, else stderr.
+	MaxBytes int
+	// Failed tells that the command failed (non-zero exit, signal, timeout):
+	// the characters of StdoutChars that stdout does not use are added to
+	// StderrChars.
+	Failed bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.StdoutChars == 0 {
+		o.StdoutChars = DefaultStdoutChars
+	}
+	if o.StderrChars == 0 {
+		o.StderrChars = DefaultStderrChars
+	}
+	switch {
+	case o.MaxBytes == 0:
+		o.MaxBytes = DefaultMaxBytes
+	case o.MaxBytes < 0:
+		o.MaxBytes = math.MaxInt
+	}
+	o.StdoutChars = max(o.StdoutChars, 0)
+	o.StderrChars = max(o.StderrChars, 0)
+	return o
+}
+
+// Info is one stream's preview summary, the receipt's streams.*.preview
+// object (SPEC §7).
+type Info struct {
+	// State is "complete" when every byte of the stream is represented in
+	// the preview, else "truncated".
+	State string
+	// ShownBytes counts the bytes of UTF-8 display text printed for the
+	// stream, excluding headers, the marker or binary summary, and a line
+	// end Render adds after a last line that has none.
+	ShownBytes int64
+	// OmittedBytes counts the stream's raw bytes not represented in the
+	// preview: a contiguous range between the shown head and tail (all
+	// bytes, for binary output).
+	OmittedBytes int64
+	// OmittedLines counts the newline bytes in the omitted range: the
+	// number of lines left out when the cuts fall on line boundaries.
+	OmittedLines int64
+}
+
+// Render writes the preview of both streams (SPEC §5) and returns it with
+// each stream's summary for the receipt (SPEC §7).
+//
+// The text is the stdout section, then, if stderr is non-empty, a header
+// line "--- stderr (312 bytes) ---" and the stderr section. The stdout
+// section has a header "--- stdout (N bytes) ---" only when stderr is shown
+// too; an empty stdout prints nothing. Each non-empty section ends with '\n'
+// (one is added after a partial last line), so what follows starts on its
+// own line. A compact success, "hello world 123456\n" on stdout and nothing
+// on stderr, renders as exactly that line.
+//
+// A section is one of (SPEC §5):
+//
+//   - the whole stream, sanitized, when its Keeper holds all of it and its
+//     display fits the budget;
+//   - its head (25% of the characters and of the bytes allowed), one
+//     omission marker line, and its tail (the rest). The head ends on a line
+//     boundary when a newline lies within its last quarter, the tail starts
+//     on one when a newline lies within its first quarter; otherwise they
+//     end and start on a code point, never inside a UTF-8 or escape
+//     sequence. The omitted part is one contiguous byte range of the stream;
+//     the marker gives its size in bytes and lines, the file, and the read
+//     command for exactly that range (--lines A:B when both cuts are line
+//     boundaries, else --offset N --limit M);
+//   - for binary output, one line "… capwrap: binary output, N bytes of
+//     stdout not shown; file F …". Output is binary when the kept bytes
+//     contain a NUL, or when at least 64 bytes were kept and more than 30%
+//     of them are invalid UTF-8 or control bytes other than \a \b \t \n \v
+//     \f \r and ESC. Its Info counts every byte and line as omitted.
+//
+// The tail Keeper's oldest bytes may be the end of a sequence whose start
+// is gone; the tail then starts at the first line start within 512 bytes,
+// else at the first ESC within 64 bytes, else at the first code point. Only
+// the remnant of an escape sequence with no line end or ESC near it can show
+// as text.
+//
+// Render does not change the Keepers and costs O(kept bytes) time and memory.
+func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info) {
+	opt = opt.withDefaults()
+	if stdout.Name == "" {
+		stdout.Name = "stdout"
+	}
+	if stderr.Name == "" {
+		stderr.Name = "stderr"
+	}
+	ko, ke := newKept(stdout.Keeper), newKept(stderr.Keeper)
+	so, se, _ := planBoth(ko, ke, opt)
+
+	headers := ke.total > 0
+	if ko.total > 0 {
+		if headers {
+			text = appendHeader(text, stdout.Name, ko.total)
+		}
+		text = appendSection(text, &so, &stdout)
+	}
+	if ke.total > 0 {
+		text = appendHeader(text, stderr.Name, ke.total)
+		text = appendSection(text, &se, &stderr)
+	}
+	if text == nil {
+		text = []byte{}
+	}
+	return text, so.info(), se.info()
+}
+
+// planBoth plans both sections under opt (with defaults applied) and
+// returns them with stderr's character budget after any transfer.
+func planBoth(ko, ke *kept, opt Options) (so, se section, ec int) {
+	oc := opt.StdoutChars
+	ec = opt.StderrChars
+	so = ko.plan(oc, math.MaxInt)
+	if opt.Failed {
+		ec += max(0, oc-so.shownChars())
+	}
+	se = ke.plan(ec, math.MaxInt)
+	if mb := opt.MaxBytes; so.shownBytes()+se.shownBytes() > mb {
+		if opt.Failed {
+			so = ko.plan(oc, max(0, mb-se.shownBytes()))
+			if so.shownBytes()+se.shownBytes() > mb {
+				se = ke.plan(ec, mb-so.shownBytes())
+			}
+		} else {
+			se = ke.plan(ec, max(0, mb-so.shownBytes()))
+			if so.shownBytes()+se.shownBytes() > mb {
+				so = ko.plan(oc, mb-se.shownBytes())
+			}
+		}
+	}
+	return so, se, ec
+}
+
+func (s *section) info() Info {
+	in := Info{State: "complete", ShownBytes: int64(s.shownBytes())}
+	if !s.whole && s.b > s.a {
+		in.State = "truncated"
+		in.OmittedBytes = s.b - s.a
+		in.OmittedLines = s.omLines
+	}
+	return in
+}
+
+func appendHeader(dst []byte, name string, total int64) []byte {
+	dst = append(dst, "--- "...)
+	dst = appendInline(dst, name)
+	dst = append(dst, " ("...)
+	dst = appendCount(dst, total, "byte", "bytes")
+	return append(dst, ") ---\n"...)
+}
+
+func appendSection(dst []byte, s *section, st *Stream) []byte {
+	start := len(dst)
+	endLine := func() {
+		if len(dst) > start && dst[len(dst)-1] != '\n' {
+			dst = append(dst, '\n')
+		}
+	}
+	if s.binary {
+		dst = append(dst, "… capwrap: binary output, "...)
+		dst = appendCount(dst, s.b-s.a, "byte", "bytes")
+		dst = append(dst, " of "...)
+		dst = appendInline(dst, st.Name)
+		dst = append(dst, " not shown"...)
+		if st.File != "" {
+			dst = append(dst, "; file "...)
+			dst = appendInline(dst, st.File)
+		}
+		return append(dst, " …\n"...)
+	}
+	dst = append(dst, s.head...)
+	if !s.whole && s.b > s.a {
+		endLine()
+		dst = appendMarker(dst, s, st)
+	}
+	dst = append(dst, s.tail...)
+	endLine()
+	return dst
+}
+
+// appendMarker appends the omission marker line, e.g.
+//
+//	… capwrap: 871,904 bytes (19,731 lines) of stdout omitted; file F; `capwrap read ID --lines 121:19851` prints them …
+func appendMarker(dst []byte, s *section, st *Stream) []byte {
+	dst = append(dst, "… capwrap: "...)
+	dst = appendCount(dst, s.b-s.a, "byte", "bytes")
+	dst = append(dst, " ("...)
+	switch {
+	case s.omLines > 0:
+		dst = appendCount(dst, s.omLines, "line", "lines")
+	case s.lineMode:
+		dst = append(dst, "1 unterminated line"...)
+	default:
+		dst = append(dst, "within one line"...)
+	}
+	dst = append(dst, ") of "...)
+	dst = appendInline(dst, st.Name)
+	dst = append(dst, " omitted"...)
+	if st.File != "" {
+		dst = append(dst, "; file "...)
+		dst = appendInline(dst, st.File)
+	}
+	if st.ReadCmd != "" {
+		dst = append(dst, "; `"...)
+		dst = appendInline(dst, st.ReadCmd)
+		if s.lineMode {
+			dst = append(dst, " --lines "...)
+			dst = strconv.AppendInt(dst, s.la, 10)
+			dst = append(dst, ':')
+			dst = strconv.AppendInt(dst, s.lb, 10)
+		} else {
+			dst = append(dst, " --offset "...)
+			dst = strconv.AppendInt(dst, s.a, 10)
+			dst = append(dst, " --limit "...)
+			dst = strconv.AppendInt(dst, s.b-s.a, 10)
+		}
+		dst = append(dst, "` prints them"...)
+	}
+	return append(dst, " …\n"...)
+}
+
+// appendInline appends a caller's string (a name, a path, a command) as
+// display text on one line: sanitized, with line ends escaped.
+func appendInline(dst []byte, s string) []byte {
+	for _, c := range Sanitize([]byte(s)) {
+		if c == '\n' {
+			dst = append(dst, `\x0a`...)
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// appendCount appends n with thousands separators and the unit, singular
+// for 1: "871,904 bytes", "1 line".
+func appendCount(dst []byte, n int64, one, many string) []byte {
+	s := strconv.FormatInt(n, 10)
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		dst = append(dst, '-')
+		s = s[1:]
+	}
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, s[i])
+	}
+	dst = append(dst, ' ')
+	if n == 1 {
+		return append(dst, one...)
+	}
+	return append(dst, many...)
+}

@@ -1,0 +1,399 @@
+package preview
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func keeperOf(maxChars int, s string) *Keeper {
+	k := NewKeeper(maxChars)
+	k.Write([]byte(s))
+	return k
+}
+
+const markerPrefix = "… capwrap: "
+
+// splitMarker splits one section's text at its marker line.
+func splitMarker(t *testing.T, text string) (head, marker, tail string) {
+	t.Helper()
+	i := strings.Index(text, markerPrefix)
+	if i < 0 {
+		t.Fatalf("no marker in %q", abbrev(text))
+	}
+	if i > 0 && text[i-1] != '\n' {
+		t.Fatalf("marker does not start a line")
+	}
+	j := strings.IndexByte(text[i:], '\n')
+	if strings.Contains(text[i+j+1:], markerPrefix) {
+		t.Fatalf("more than one marker")
+	}
+	return text[:i], text[i : i+j+1], text[i+j+1:]
+}
+
+func abbrev(s string) string {
+	if len(s) > 300 {
+		return s[:150] + " ... " + s[len(s)-150:]
+	}
+	return s
+}
+
+var (
+	linesRE  = regexp.MustCompile("`[^`]* --lines (\\d+):(\\d+)` prints them")
+	offsetRE = regexp.MustCompile("`[^`]* --offset (\\d+) --limit (\\d+)` prints them")
+)
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestRenderCompact(t *testing.T) {
+	text, out, errInfo := Render(Stream{Keeper: keeperOf(8000, "hello world 123456\n")}, Stream{Keeper: NewKeeper(2000)}, Options{})
+	if string(text) != "hello world 123456\n" {
+		t.Errorf("text = %q", text)
+	}
+	if out != (Info{State: "complete", ShownBytes: 19}) {
+		t.Errorf("stdout info = %+v", out)
+	}
+	if errInfo != (Info{State: "complete"}) {
+		t.Errorf("stderr info = %+v", errInfo)
+	}
+}
+
+func TestRenderSmall(t *testing.T) {
+	tests := []struct {
+		name           string
+		stdout, stderr string
+		nilKeepers     bool
+		want           string
+	}{
+		{"nothing", "", "", false, ""},
+		{"nil keepers", "", "", true, ""},
+		{"partial last line", "abc", "", false, "abc\n"},
+		{"stdout and stderr", "out\n", "warning: x\n", false, "--- stdout (4 bytes) ---\nout\n--- stderr (11 bytes) ---\nwarning: x\n"},
+		{"stderr only", "", "boom", false, "--- stderr (4 bytes) ---\nboom\n"},
+		{"one byte", "", "\n", false, "--- stderr (1 byte) ---\n\n"},
+		{"ansi and progress", "\x1b[32mok\x1b[0m 1%\r50%\r100%\n", "", false, "100%\n"},
+		{"only escapes", "\x1b[0m", "", false, ""},
+		{"big numbers", "", strings.Repeat("a\n", 600), false, "--- stderr (1,200 bytes) ---\n" + strings.Repeat("a\n", 600)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			so, se := Stream{Keeper: keeperOf(8000, tt.stdout)}, Stream{Keeper: keeperOf(2000, tt.stderr)}
+			if tt.nilKeepers {
+				so.Keeper, se.Keeper = nil, nil
+			}
+			text, out, errInfo := Render(so, se, Options{})
+			if string(text) != tt.want {
+				t.Errorf("text = %q, want %q", text, tt.want)
+			}
+			if out.State != "complete" || errInfo.State != "complete" {
+				t.Errorf("states %q %q", out.State, errInfo.State)
+			}
+			if want := int64(len(Sanitize([]byte(tt.stdout)))); out.ShownBytes != want {
+				t.Errorf("stdout ShownBytes = %d, want %d", out.ShownBytes, want)
+			}
+		})
+	}
+}
+
+// numberedLines returns n lines of varying length and their concatenation.
+func numberedLines(n int) ([]string, string) {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("tests/test_api.py::test_%d PASSED %s\n", i+1, strings.Repeat("=", i%37))
+	}
+	return lines, strings.Join(lines, "")
+}
+
+func TestRenderLargeLineCut(t *testing.T) {
+	lines, in := numberedLines(20000)
+	st := Stream{Keeper: keeperOf(8000, in), Name: "stdout", File: "tool-outputs/ID/stdout.log", ReadCmd: "capwrap read ID"}
+	text, out, _ := Render(st, Stream{}, Options{})
+	head, marker, tail := splitMarker(t, string(text))
+	m := linesRE.FindStringSubmatch(marker)
+	if m == nil {
+		t.Fatalf("marker without --lines: %q", marker)
+	}
+	a, b := atoi(t, m[1]), atoi(t, m[2])
+	omitted := strings.Join(lines[a-1:b], "")
+	if head != strings.Join(lines[:a-1], "") || tail != strings.Join(lines[b:], "") {
+		t.Errorf("head/tail are not lines 1:%d and %d:", a-1, b+1)
+	}
+	if head+omitted+tail != in {
+		t.Errorf("head + lines %d:%d + tail do not reconstruct the input", a, b)
+	}
+	if out.OmittedBytes != int64(len(omitted)) || out.OmittedLines != int64(b-a+1) {
+		t.Errorf("info %+v, omitted %d bytes %d lines", out, len(omitted), b-a+1)
+	}
+	if out.State != "truncated" || out.ShownBytes != int64(len(head)+len(tail)) {
+		t.Errorf("info %+v, shown %d", out, len(head)+len(tail))
+	}
+	if c := utf8.RuneCountInString(head); c > 2000 || c < 1500 {
+		t.Errorf("head has %d chars", c)
+	}
+	if c := utf8.RuneCountInString(head + tail); c > 8000 || c < 7000 {
+		t.Errorf("head+tail have %d chars", c)
+	}
+	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; file tool-outputs/ID/stdout.log; `capwrap read ID --lines %d:%d` prints them …\n",
+		appendCount(nil, int64(len(omitted)), "byte", "bytes"), appendCount(nil, int64(b-a+1), "line", "lines"), a, b)
+	if marker != wantMarker {
+		t.Errorf("marker = %q\nwant %q", marker, wantMarker)
+	}
+}
+
+// checkOffsetCut checks a section cut on code points: head and tail are the
+// input's bytes before --offset and after --offset+--limit.
+func checkOffsetCut(t *testing.T, text, in string, info Info) (head, tail string) {
+	t.Helper()
+	head, marker, tail := splitMarker(t, text)
+	m := offsetRE.FindStringSubmatch(marker)
+	if m == nil {
+		t.Fatalf("marker without --offset: %q", marker)
+	}
+	off, lim := atoi(t, m[1]), atoi(t, m[2])
+	if !strings.HasPrefix(in, strings.TrimSuffix(head, "\n")) || len(strings.TrimSuffix(head, "\n")) != off {
+		t.Errorf("head is not input[:%d]", off)
+	}
+	wantTail := in[off+lim:]
+	if !strings.HasSuffix(wantTail, "\n") {
+		wantTail += "\n"
+	}
+	if tail != wantTail {
+		t.Errorf("tail is not input[%d:]: %q", off+lim, abbrev(tail))
+	}
+	if info.OmittedBytes != int64(lim) || info.OmittedLines != int64(strings.Count(in[off:off+lim], "\n")) {
+		t.Errorf("info %+v, limit %d", info, lim)
+	}
+	if strings.ContainsRune(text, utf8.RuneError) {
+		t.Errorf("U+FFFD in the preview of valid input")
+	}
+	return head, tail
+}
+
+func TestRenderCodePointCut(t *testing.T) {
+	// Lines of 3000 characters: no newline within the last quarter of the head.
+	var sb strings.Builder
+	for i := range 50 {
+		sb.WriteString(strings.Repeat(string(rune('a'+i%26)), 2999) + "\n")
+	}
+	in := sb.String()
+	text, out, _ := Render(Stream{Keeper: keeperOf(8000, in), ReadCmd: "capwrap read ID"}, Stream{}, Options{})
+	head, tail := checkOffsetCut(t, string(text), in, out)
+	if c := utf8.RuneCountInString(head); c != 2000+1 { // plus the newline before the marker
+		t.Errorf("head has %d chars", c)
+	}
+	if c := utf8.RuneCountInString(tail); c != 6000 {
+		t.Errorf("tail has %d chars", c)
+	}
+}
+
+func TestRenderHugeSingleLine(t *testing.T) {
+	in := strings.Repeat("0123456789abcdef", 2<<20/16) // 2 MiB, no newline
+	k := NewKeeper(8000)
+	for p := []byte(in); len(p) > 0; p = p[min(len(p), 65536):] {
+		k.Write(p[:min(len(p), 65536)])
+	}
+	if got := cap(k.head) + cap(k.ring); got > 5*8000+1025 {
+		t.Errorf("keeper holds %d bytes", got)
+	}
+	text, out, _ := Render(Stream{Keeper: k, ReadCmd: "capwrap read ID"}, Stream{}, Options{})
+	head, tail := checkOffsetCut(t, string(text), in, out)
+	if c := utf8.RuneCountInString(head) + utf8.RuneCountInString(tail); c != 8000+2 {
+		t.Errorf("shown %d chars", c)
+	}
+	if !strings.Contains(string(text), "(within one line)") {
+		t.Errorf("marker: %q", text)
+	}
+	if out.OmittedLines != 0 || out.OmittedBytes != int64(len(in)-8000) {
+		t.Errorf("info %+v", out)
+	}
+}
+
+func TestRenderWideChars(t *testing.T) {
+	in := strings.Repeat("€", 100000) + "\n" // 300,001 bytes
+	for _, budget := range []int{8000, 7999, 8001, 8002, 100, 1001, 4, 3} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			text, out, _ := Render(Stream{Keeper: keeperOf(budget, in), ReadCmd: "r"}, Stream{}, Options{StdoutChars: budget, MaxBytes: -1})
+			head, tail := checkOffsetCut(t, string(text), in, out)
+			head = strings.TrimSuffix(head, "\n")                      // the line end before the marker
+			if c := utf8.RuneCountInString(head + tail); c != budget { // the final newline counts
+				t.Errorf("shown %d chars", c)
+			}
+		})
+	}
+	// The keeper's raw boundaries split sequences in every possible way.
+	for shift := range 3 {
+		in := strings.Repeat("x", shift) + strings.Repeat("日本語", 40000)
+		text, out, _ := Render(Stream{Keeper: keeperOf(8000, in), ReadCmd: "r"}, Stream{}, Options{MaxBytes: -1})
+		checkOffsetCut(t, string(text), in, out)
+	}
+}
+
+func TestRenderEscapesAtKeeperBoundaries(t *testing.T) {
+	// One long line of coloured characters: the tail ring starts inside an
+	// escape sequence for some lengths; no remnant may show.
+	unit := "\x1b[38;5;208mX\x1b[0m"
+	for extra := range len(unit) {
+		in := strings.Repeat(unit, 20000) + unit[:extra]
+		text, _, _ := Render(Stream{Keeper: keeperOf(800, in)}, Stream{}, Options{StdoutChars: 800})
+		body := strings.ReplaceAll(string(text), "… capwrap:", "")
+		// A lone ESC at the very end is shown escaped; a remnant would
+		// show its parameters.
+		if strings.ContainsAny(body, "[;\x1b") {
+			t.Errorf("extra %d: escape remnant in %q", extra, abbrev(string(text)))
+		}
+	}
+}
+
+func TestRenderFailureTransfer(t *testing.T) {
+	_, errIn := numberedLines(300) // ~16 KB of stderr
+	for _, failed := range []bool{false, true} {
+		so := Stream{Keeper: keeperOf(8000, "ok\n")}
+		se := Stream{Keeper: keeperOf(10000, errIn), ReadCmd: "r"}
+		text, out, errInfo := Render(so, se, Options{Failed: failed})
+		if out.State != "complete" {
+			t.Errorf("stdout %+v", out)
+		}
+		_, body, _ := strings.Cut(string(text), "--- stderr (")
+		_, body, _ = strings.Cut(body, "\n")
+		if !failed {
+			if errInfo.State != "truncated" {
+				t.Fatalf("success: stderr %+v", errInfo)
+			}
+			h, _, tl := splitMarker(t, body)
+			if c := utf8.RuneCountInString(h + tl); c > 2000 || c < 1500 {
+				t.Errorf("success: stderr shows %d chars", c)
+			}
+			continue
+		}
+		// 2000 + 8000 - 3 characters: the whole 16 KB does not fit either,
+		// but many more characters are shown.
+		if errInfo.State != "truncated" {
+			t.Fatalf("failure: stderr %+v", errInfo)
+		}
+		h, _, tl := splitMarker(t, body)
+		if c := utf8.RuneCountInString(h + tl); c > 9997 || c < 9000 {
+			t.Errorf("failure: stderr shows %d chars", c)
+		}
+	}
+	// A small stderr on failure with an empty stdout is shown whole even
+	// beyond its own budget.
+	_, errIn = numberedLines(100) // ~5 KB
+	_, _, errInfo := Render(Stream{Keeper: NewKeeper(8000)}, Stream{Keeper: keeperOf(10000, errIn)}, Options{Failed: true})
+	if errInfo.State != "complete" {
+		t.Errorf("failure, empty stdout: stderr %+v", errInfo)
+	}
+}
+
+func TestRenderMaxBytes(t *testing.T) {
+	outIn := strings.Repeat("日本語のテキスト\n", 5000) // 3-byte chars
+	errIn := strings.Repeat("エラーが発生しました\n", 5000)
+	for _, failed := range []bool{false, true} {
+		so := Stream{Keeper: keeperOf(8000, outIn)}
+		se := Stream{Keeper: keeperOf(10000, errIn)}
+		// Unlimited, to know what each would show.
+		_, o0, e0 := Render(so, se, Options{Failed: failed, MaxBytes: -1})
+		limit := int(o0.ShownBytes+e0.ShownBytes) - 3000
+		text, o, e := Render(so, se, Options{Failed: failed, MaxBytes: limit})
+		if o.ShownBytes+e.ShownBytes > int64(limit) {
+			t.Errorf("failed=%v: shown %d+%d > %d", failed, o.ShownBytes, e.ShownBytes, limit)
+		}
+		cut, kept := o, e
+		cut0, kept0 := o0, e0
+		if !failed {
+			cut, kept, cut0, kept0 = e, o, e0, o0
+		}
+		if kept != kept0 {
+			t.Errorf("failed=%v: the stream cut second changed: %+v vs %+v", failed, kept, kept0)
+		}
+		if cut.ShownBytes >= cut0.ShownBytes-2500 {
+			t.Errorf("failed=%v: the stream cut first shows %d of %d", failed, cut.ShownBytes, cut0.ShownBytes)
+		}
+		checkDisplay(t, string(text))
+		// A tiny ceiling: both cut, the first to nothing.
+		_, o, e = Render(so, se, Options{Failed: failed, MaxBytes: 100})
+		if o.ShownBytes+e.ShownBytes > 100 {
+			t.Errorf("failed=%v: shown %d+%d > 100", failed, o.ShownBytes, e.ShownBytes)
+		}
+	}
+}
+
+func TestRenderBinary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	noisy := make([]byte, 4096)
+	for i := range noisy {
+		noisy[i] = byte(0x80 + rng.IntN(128))
+	}
+	tests := []struct {
+		name   string
+		in     []byte
+		binary bool
+	}{
+		{"nul", []byte("ELF\x00\x01\x02 some text\n"), true},
+		{"noise without nul", noisy, true},
+		{"big binary", bytes.Repeat([]byte{0, 1, 2, 0xff}, 1<<18), true},
+		{"latin-1 text", bytes.Repeat([]byte("caf\xe9 cr\xe8me br\xfbl\xe9e\n"), 100), false},
+		{"one bad byte", []byte("\xff\n"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := NewKeeper(8000)
+			k.Write(tt.in)
+			text, out, _ := Render(Stream{Keeper: k, File: "tool-outputs/ID/stdout.log"}, Stream{}, Options{})
+			isBin := strings.Contains(string(text), "binary output, ")
+			if isBin != tt.binary {
+				t.Fatalf("binary = %v: %q", isBin, abbrev(string(text)))
+			}
+			if !tt.binary {
+				return
+			}
+			want := fmt.Sprintf("… capwrap: binary output, %s of stdout not shown; file tool-outputs/ID/stdout.log …\n", appendCount(nil, int64(len(tt.in)), "byte", "bytes"))
+			if string(text) != want {
+				t.Errorf("text = %q, want %q", text, want)
+			}
+			if out != (Info{State: "truncated", OmittedBytes: int64(len(tt.in)), OmittedLines: int64(bytes.Count(tt.in, newline))}) {
+				t.Errorf("info %+v", out)
+			}
+		})
+	}
+}
+
+func TestRenderMarkerWithoutFile(t *testing.T) {
+	_, in := numberedLines(2000)
+	text, _, _ := Render(Stream{Keeper: keeperOf(100, in)}, Stream{}, Options{StdoutChars: 100})
+	_, marker, _ := splitMarker(t, string(text))
+	if strings.Contains(marker, "file") || strings.Contains(marker, "`") || !strings.HasSuffix(marker, " of stdout omitted …\n") {
+		t.Errorf("marker = %q", marker)
+	}
+}
+
+func TestRenderWholeAfterSanitize(t *testing.T) {
+	// 9000 bytes of which 1000 are escapes: 8000 characters, shown whole.
+	in := strings.Repeat("\x1b[1m"+strings.Repeat("y", 31)+"\n\x1b[0m", 250)
+	text, out, _ := Render(Stream{Keeper: keeperOf(8000, in)}, Stream{}, Options{})
+	if out.State != "complete" || string(text) != string(Sanitize([]byte(in))) {
+		t.Errorf("info %+v", out)
+	}
+}
+
+func TestRenderDoesNotChangeKeeper(t *testing.T) {
+	_, in := numberedLines(5000)
+	k := keeperOf(8000, in)
+	t1, _, _ := Render(Stream{Keeper: k}, Stream{}, Options{})
+	t2, _, _ := Render(Stream{Keeper: k}, Stream{}, Options{})
+	if !bytes.Equal(t1, t2) {
+		t.Error("second Render differs")
+	}
+	checkKeeper(t, k, in)
+}
