@@ -152,7 +152,7 @@ type Result struct {
 	Stderr StreamResult
 }
 
-// StreamResult describes one stream file after Finalize.
+// StreamResult describes one stream file after Drain or Finalize.
 type StreamResult struct {
 	// Committed is the number of bytes written to the file.
 	Committed int64
@@ -160,7 +160,7 @@ type StreamResult struct {
 	// were written; "" when a stalled write never returned.
 	SHA256 string
 	// File is the stream file's path, relative like Dir.Path: the .log name
-	// once renamed, the .live name if the rename failed.
+	// once Finalize renamed it, else the .live name.
 	File string
 }
 

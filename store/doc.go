@@ -12,11 +12,30 @@
 //     stall timeout and never fails: a capture that cannot persist stops
 //     persisting and says why (capture_limit, directory_quota, writer_stalled,
 //     write_error), while the caller keeps draining;
-//   - every name it creates is created exclusively, 0700 or 0600 whatever the
-//     umask, without following symbolic links, through an [os.Root] of the
-//     tool-outputs directory;
+//   - every directory and file it makes is created exclusively, 0700 or 0600
+//     whatever the umask, through an [os.Root] of the tool-outputs directory;
+//     a symbolic link or hard link planted at a name it uses is refused (or,
+//     for receipt.live.json, replaced by rename), never followed;
 //   - a crash at any moment leaves .live files holding every committed byte
 //     and no receipt.json, which [Dir.List] reports as abandoned.
+//
+// # Limits and faults
+//
+// What each one does to the capture; the caller copies Result into the
+// receipt's "capture" object (SPEC §7). Draining goes on in every case and
+// the first reason wins, except that write_error replaces capture_limit.
+//
+//	MaxCaptureBytes reached   bytes up to the limit (both streams together) are kept, the
+//	                          rest discarded: partial, capture_limit, error null
+//	DirQuota reached          bytes covered by a reservation are kept, nothing old is
+//	                          deleted: partial, directory_quota, error null
+//	writer stuck (no progress partial, writer_stalled, error null; a write that never
+//	for StallTimeout)         returned leaves its stream's sha256 "" and its file open
+//	ENOSPC, EFBIG, EIO        partial, write_error, error "write <file>: <cause>";
+//	                          committed counts the bytes of a short write
+//	fsync or close fails      partial, write_error, error "fsync <file>: <cause>"
+//	SIGKILL of the process    .live files hold every committed byte, no receipt.json,
+//	                          lock free: Dir.List reports Abandoned
 //
 // # SIGXFSZ
 //

@@ -94,13 +94,11 @@ func (d *Dir) Entry(id string) (Entry, error) {
 }
 
 func (d *Dir) fileEntry(id, stream string) FileEntry {
-	for _, suf := range []string{logSuffix, liveSuffix} {
-		name := stream + suf
-		if fi, err := d.root.Lstat(id + "/" + name); err == nil && fi.Mode().IsRegular() {
-			return FileEntry{Path: filepath.Join(d.path, id, name), Name: name, Size: fi.Size(), Live: suf == liveSuffix}
-		}
+	fi, name := d.streamFile(id, stream)
+	if fi == nil {
+		return FileEntry{}
 	}
-	return FileEntry{}
+	return FileEntry{Path: filepath.Join(d.path, id, name), Name: name, Size: fi.Size(), Live: name == stream+liveSuffix}
 }
 
 // ids returns the capture IDs in the directory, newest first.

@@ -108,7 +108,7 @@ func (d *Dir) usage(except string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	entries, err := f.ReadDir(-1)
+	names, err := f.Readdirnames(-1) // no stat per entry
 	f.Close()
 	if err != nil {
 		return 0, err
@@ -117,9 +117,8 @@ func (d *Dir) usage(except string) (int64, error) {
 	fresh := make(map[string]int64, len(cache))
 	changed := false
 	var total int64
-	for _, e := range entries {
-		name := e.Name()
-		if name == except || !e.IsDir() || !ValidID(name) {
+	for _, name := range names {
+		if name == except || !ValidID(name) {
 			continue
 		}
 		if size, ok := cache[name]; ok {
@@ -127,8 +126,9 @@ func (d *Dir) usage(except string) (int64, error) {
 			total += size
 			continue
 		}
-		size := d.streamBytes(name)
+		// Probe first: a capture found not running has final sizes.
 		running, err := d.probeRunning(name)
+		size := d.streamBytes(name)
 		switch {
 		case running:
 			size = max(size, d.readReservation(name))
@@ -176,27 +176,41 @@ func (d *Dir) readLedgerCache() map[string]int64 {
 // writeLedgerCache replaces the cache in the .lock file. Failing to write
 // it costs only speed.
 func (d *Dir) writeLedgerCache(cache map[string]int64) {
-	var b strings.Builder
-	b.WriteString(ledgerHeader)
+	b := make([]byte, 0, len(ledgerHeader)+len(cache)*(IDLen+12))
+	b = append(b, ledgerHeader...)
 	for id, v := range cache {
-		fmt.Fprintf(&b, "%s %d\n", id, v)
+		b = append(b, id...)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, v, 10)
+		b = append(b, '\n')
 	}
-	if _, err := d.lock.WriteAt([]byte(b.String()), 0); err == nil {
-		d.lock.Truncate(int64(b.Len()))
+	if _, err := d.lock.WriteAt(b, 0); err == nil {
+		d.lock.Truncate(int64(len(b)))
 	}
 }
 
-// streamBytes sums the sizes of a capture's stream files (.live and .log).
+// streamBytes sums the sizes of a capture's two stream files.
 func (d *Dir) streamBytes(id string) int64 {
 	var n int64
 	for _, s := range []string{Stdout, Stderr} {
-		for _, suf := range []string{liveSuffix, logSuffix} {
-			if fi, err := d.root.Lstat(id + "/" + s + suf); err == nil && fi.Mode().IsRegular() {
-				n += fi.Size()
-			}
+		if fi, _ := d.streamFile(id, s); fi != nil {
+			n += fi.Size()
 		}
 	}
 	return n
+}
+
+// streamFile finds a stream's file, .log or .live, without seeing it
+// twice or missing it while Finalize renames one to the other: .log first,
+// then .live, then .log again.
+func (d *Dir) streamFile(id, stream string) (fs.FileInfo, string) {
+	for _, suf := range []string{logSuffix, liveSuffix, logSuffix} {
+		name := stream + suf
+		if fi, err := d.root.Lstat(id + "/" + name); err == nil && fi.Mode().IsRegular() {
+			return fi, name
+		}
+	}
+	return nil, ""
 }
 
 func (d *Dir) readReservation(id string) int64 {
