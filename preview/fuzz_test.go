@@ -2,6 +2,7 @@ package preview
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -66,8 +67,8 @@ func FuzzRender(f *testing.F) {
 		ko, ke := mk(d.StdoutChars), mk(d.StdoutChars+d.StderrChars)
 		writeChunked(ko, outData, sizes)
 		writeChunked(ke, errData, sizes)
-		so := Stream{Keeper: ko, File: "f/stdout.log", ReadCmd: "capwrap read X"}
-		se := Stream{Keeper: ke, File: "f/stderr.log", ReadCmd: "capwrap read X --stream stderr"}
+		so := Stream{Keeper: ko, Name: "stdout", File: "f/stdout.log", ReadCmd: "capwrap read X"}
+		se := Stream{Keeper: ke, Name: "stderr", File: "f/stderr.log", ReadCmd: "capwrap read X --stream stderr"}
 		text, oi, ei := Render(so, se, opt)
 
 		// Chunking does not matter.
@@ -86,15 +87,25 @@ func FuzzRender(f *testing.F) {
 		if len(text) > 0 && text[len(text)-1] != '\n' {
 			t.Fatalf("text does not end a line: %q", text)
 		}
-		secO, secE, ecEff := planBoth(newKept(ko), newKept(ke), d)
+		// Headers and markers fit in the ceiling, unless it is smaller
+		// than they are alone.
+		over := overhead(newKept(ko), &so) + overhead(newKept(ke), &se)
+		if d.MaxBytes != math.MaxInt && len(text) > max(d.MaxBytes, over) {
+			t.Errorf("printed %d bytes > ceiling %d", len(text), d.MaxBytes)
+		}
+		planned := d
+		if d.MaxBytes != math.MaxInt {
+			planned.MaxBytes = max(0, d.MaxBytes-overhead(newKept(ko), &so)-overhead(newKept(ke), &se))
+		}
+		secO, secE, ecEff := planBoth(newKept(ko), newKept(ke), planned)
 		if c := secO.shownChars(); c > d.StdoutChars {
 			t.Errorf("stdout shows %d chars > %d", c, d.StdoutChars)
 		}
 		if c := secE.shownChars(); c > ecEff || ecEff > d.StderrChars+d.StdoutChars || (!failed && ecEff != d.StderrChars) {
 			t.Errorf("stderr shows %d chars, budget %d", c, ecEff)
 		}
-		if n := secO.shownBytes() + secE.shownBytes(); n > d.MaxBytes {
-			t.Errorf("shown %d bytes > %d", n, d.MaxBytes)
+		if n := secO.shownBytes() + secE.shownBytes(); n > planned.MaxBytes {
+			t.Errorf("shown %d bytes > %d", n, planned.MaxBytes)
 		}
 		checkSection(t, "stdout", &secO, oi, outData)
 		checkSection(t, "stderr", &secE, ei, errData)

@@ -57,9 +57,10 @@ type Options struct {
 	StdoutChars int
 	// StderrChars is the budget of displayed stderr text, in characters.
 	StderrChars int
-	// MaxBytes is the ceiling on all displayed text of both streams
-	// together, in bytes of UTF-8, headers and markers excluded. When it
-	// binds, stdout is cut first if Failed, else stderr.
+	// MaxBytes is the ceiling on everything Render prints for both
+	// streams together, in bytes of UTF-8, headers and markers included
+	// (room for them is reserved first, by an upper bound). When it binds,
+	// stdout is cut first if Failed, else stderr.
 	MaxBytes int
 	// Failed tells that the command failed (non-zero exit, signal, timeout):
 	// the characters of StdoutChars that stdout does not use are added to
@@ -150,6 +151,11 @@ func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info)
 		stderr.Name = "stderr"
 	}
 	ko, ke := newKept(stdout.Keeper), newKept(stderr.Keeper)
+	if opt.MaxBytes != math.MaxInt {
+		// The ceiling covers everything printed (SPEC §5 "everything
+		// shown"): headers and markers take their room first.
+		opt.MaxBytes = max(0, opt.MaxBytes-overhead(ko, &stdout)-overhead(ke, &stderr))
+	}
 	so, se, _ := planBoth(ko, ke, opt)
 
 	headers := ke.total > 0
@@ -167,6 +173,18 @@ func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info)
 		text = []byte{}
 	}
 	return text, so.info(), se.info()
+}
+
+// overhead is an upper bound, in bytes, of what a stream's section prints
+// besides its text: a header, an omission marker and the line ends added
+// around it. Counts print at most 26 bytes each with separators.
+func overhead(k *kept, st *Stream) int {
+	if k.total == 0 {
+		return 0
+	}
+	const header = len("--- ") + len(" (") + 26 + len(" bytes) ---\n")
+	const marker = 160 + 3*26 // fixed words of the longest marker, three counts
+	return header + marker + 4*(len(st.Name)+len(st.File)+len(st.ReadCmd)) + 2
 }
 
 // planBoth plans both sections under opt (with defaults applied) and

@@ -309,6 +309,9 @@ func TestRenderMaxBytes(t *testing.T) {
 		if o.ShownBytes+e.ShownBytes > int64(limit) {
 			t.Errorf("failed=%v: shown %d+%d > %d", failed, o.ShownBytes, e.ShownBytes, limit)
 		}
+		if len(text) > limit {
+			t.Errorf("failed=%v: printed %d bytes with headers and markers, ceiling %d", failed, len(text), limit)
+		}
 		cut, kept := o, e
 		cut0, kept0 := o0, e0
 		if !failed {
