@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,6 +59,7 @@ func TestScripts(t *testing.T) {
 //
 //	path=value       the JSON value at the dotted path, printed compactly
 //	                 (strings without quotes; null for null or missing)
+//	path~REGEXP      the value, shown as for =, matches REGEXP
 //	path<=N          a number no greater than N
 //	body<=N          at most N bytes printed before the receipt line
 //	file:STREAM=F    the stream's capture file is byte-identical to file F
@@ -152,6 +154,12 @@ func checkAssertion(rc map[string]any, body []byte, abs func(string) string, a s
 		max, _ := strconv.Atoi(strings.TrimPrefix(a, "body<="))
 		if n := len(body); n > max {
 			return fmt.Errorf("printed %d bytes before the receipt", n)
+		}
+		return nil
+	case strings.Contains(a, "~"):
+		path, re, _ := strings.Cut(a, "~")
+		if got := show(lookup(rc, path)); !regexp.MustCompile(re).MatchString(got) {
+			return fmt.Errorf("got %s, want a match for %s", got, re)
 		}
 		return nil
 	case strings.Contains(a, "<="):

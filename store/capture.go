@@ -517,6 +517,9 @@ func (c *Capture) Publish(r *Receipt) error {
 	}
 	err = writeAtomic(c.root, c.dirf, receiptName, b, true)
 	if err == nil {
+		// receipt.json supersedes the launch-time receipt; leaving a
+		// "running" receipt beside a final one would only mislead.
+		_ = c.root.Remove(liveReceiptName)
 		err = c.dirf.Sync()
 	}
 	c.receiptMu.Unlock()

@@ -292,8 +292,15 @@ func TestModesUnderUmask(t *testing.T) {
 			if _, err := c.Finalize(); err != nil {
 				t.Fatal(err)
 			}
+			live := filepath.Join(c.AbsPath(), "receipt.live.json")
+			if got := mode(t, live); got != 0o600 {
+				t.Errorf("%s: mode %v, want 0600", live, got)
+			}
 			if err := c.Publish(&Receipt{Schema: Schema}); err != nil {
 				t.Fatal(err)
+			}
+			if _, err := os.Lstat(live); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("receipt.live.json left beside receipt.json (lstat: %v)", err)
 			}
 			want := map[string]fs.FileMode{
 				p:                                        0o700,
@@ -302,8 +309,7 @@ func TestModesUnderUmask(t *testing.T) {
 				c.AbsPath():                              0o700,
 				filepath.Join(c.AbsPath(), "stdout.log"): 0o600,
 				filepath.Join(c.AbsPath(), "stderr.log"): 0o600,
-				filepath.Join(c.AbsPath(), "receipt.json"):      0o600,
-				filepath.Join(c.AbsPath(), "receipt.live.json"): 0o600,
+				filepath.Join(c.AbsPath(), "receipt.json"): 0o600,
 			}
 			for path, m := range want {
 				if got := mode(t, path); got != m {
