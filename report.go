@@ -162,20 +162,33 @@ func signalName(s syscall.Signal) string {
 // at stdout, which carries the child's data here, so the decision is made
 // from stderr: --color, NO_COLOR, TERM=dumb (issue 7, STYLE.md pitfalls).
 func setupColor(flag string, stderr *os.File) {
+	color.NoColor = !colorEnabled(flag, os.Getenv, isatty.IsTerminal(stderr.Fd()))
+}
+
+// colorEnabled is the colour decision: --color always or never wins;
+// auto colours only a terminal stderr, and not when NO_COLOR is set to
+// anything non-empty (no-color.org) or TERM is dumb.
+func colorEnabled(flag string, getenv func(string) string, stderrTerminal bool) bool {
 	switch flag {
 	case "always":
-		color.NoColor = false
+		return true
 	case "never":
-		color.NoColor = true
-	default:
-		color.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" ||
-			!isatty.IsTerminal(stderr.Fd())
+		return false
 	}
+	return stderrTerminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 // printSummary is tee mode's one line after the child's output (SPEC §2):
-// status, duration, sizes, capture state and where the files are.
+// status, duration, sizes, capture state and where the files are. Green
+// for success, red for failure, yellow for a success whose capture is not
+// complete; no colour unless setupColor allowed it.
 func printSummary(w io.Writer, rc *store.Receipt, res wrap.Result, kept bool) {
+	fmt.Fprintln(w, summaryLine(rc, res, kept))
+}
+
+// summaryLine is printSummary's line, painted, without the newline (so the
+// colour reset comes before it).
+func summaryLine(rc *store.Receipt, res wrap.Result, kept bool) string {
 	var status string
 	paint := color.New(color.FgGreen)
 	switch {
@@ -183,6 +196,9 @@ func printSummary(w io.Writer, rc *store.Receipt, res wrap.Result, kept bool) {
 		status, paint = "not started", color.New(color.FgRed)
 	case res.TimedOut:
 		status, paint = "timed out", color.New(color.FgRed)
+		if rc.Process.Signal != nil {
+			status += " (" + *rc.Process.Signal + ")"
+		}
 	case res.Signal != 0:
 		status, paint = "killed by "+signalName(res.Signal), color.New(color.FgRed)
 	case res.ExitCode != 0:
@@ -193,7 +209,7 @@ func printSummary(w io.Writer, rc *store.Receipt, res wrap.Result, kept bool) {
 	capState := rc.Capture.State
 	if rc.Capture.Reason != nil {
 		capState += " (" + *rc.Capture.Reason + ")"
-		if paint == nil || status == "exit 0" {
+		if status == "exit 0" {
 			paint = color.New(color.FgYellow)
 		}
 	}
@@ -208,7 +224,13 @@ func printSummary(w io.Writer, rc *store.Receipt, res wrap.Result, kept bool) {
 	line := fmt.Sprintf("capwrap: %s · %s · stdout %s, stderr %s · %s · %s",
 		status, dur.Round(time.Millisecond), humanBytes(deref(rc.Streams.Stdout.CommittedBytes)),
 		humanBytes(deref(rc.Streams.Stderr.CommittedBytes)), capState, where)
-	paint.Fprintln(w, line)
+	if color.NoColor {
+		return line
+	}
+	// color.New consults NO_COLOR itself; setupColor has already decided
+	// (--color always beats NO_COLOR), so override it here.
+	paint.EnableColor()
+	return paint.Sprint(line)
 }
 
 func deref(p *int64) int64 {
