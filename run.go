@@ -79,12 +79,11 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	for _, w := range warnings {
 		d.warnf("%s", w)
 	}
-	limits := store.Limits{
-		MaxCaptureBytes: int64(o.maxCapture),
-		DirQuota:        int64(o.dirQuota),
-		QueueBytes:      int64(o.queueBytes),
-		StallTimeout:    o.stallTimeout,
-	}
+	limits := store.DefaultLimits()
+	limits.MaxCaptureBytes = int64(o.maxCapture)
+	limits.DirQuota = int64(o.dirQuota)
+	limits.QueueBytes = int64(o.queueBytes)
+	limits.StallTimeout = o.stallTimeout
 	c, err := dir.Create(time.Now(), limits)
 	if err != nil {
 		d.errorf("cannot create a capture in %s: %v", dir.Path(), err)
@@ -141,11 +140,9 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		reportStartError(d, argv[0], res)
 	}
 
-	fin, ferr := c.Finalize()
-	if ferr != nil {
-		d.warnf("finalizing capture %s: %v", c.ID(), ferr)
-	}
-	fillReceipt(rc, res, fin, sinks, keepers)
+	// Drain first: whether the capture is kept depends on the preview, and
+	// a capture about to be discarded need not be fsynced.
+	fillReceipt(rc, res, c.Drain(), sinks, keepers)
 
 	failed := res.State != wrap.StateExited || res.ExitCode != 0
 	var text []byte
@@ -159,10 +156,19 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		rc.Streams.Stderr.Preview = previewInfo(errInfo)
 	}
 
-	status, ownFailure := exitStatus(res, fin, o.strict)
-	rc.ExitStatus = &status
 	keep := o.keep == "always" ||
 		(o.keep == "auto" && !(res.State == wrap.StateNotStarted || compactSuccess(mode, res, rc)))
+	if keep {
+		// SPEC §4 order: files flushed, fsynced, closed, renamed to .log,
+		// then receipt.json published, then the preview printed.
+		fin, err := c.Finalize()
+		if err != nil {
+			d.warnf("finalizing capture %s: %v", c.ID(), err)
+		}
+		fillReceipt(rc, res, fin, sinks, keepers)
+	}
+	status, ownFailure := exitStatus(res, rc.Capture)
+	rc.ExitStatus = &status
 	if keep {
 		if err := c.Publish(rc); err != nil {
 			d.warnf("cannot publish %s/receipt.json: %v", c.Path(), err)
@@ -358,9 +364,9 @@ func compactSuccess(mode string, res wrap.Result, rc *store.Receipt) bool {
 // exitStatus maps the outcome to capwrap's exit status, in one place (SPEC §3
 // table). ownFailure reports a failure of capwrap's own after the child
 // started, which only --strict turns into 125.
-func exitStatus(res wrap.Result, fin store.Result, strict bool) (status int, ownFailure bool) {
-	ownFailure = fin.State == "failed" ||
-		(fin.Reason != nil && (*fin.Reason == "write_error" || *fin.Reason == "writer_stalled"))
+func exitStatus(res wrap.Result, capState store.CaptureState) (status int, ownFailure bool) {
+	ownFailure = capState.State == "failed" ||
+		(capState.Reason != nil && (*capState.Reason == "write_error" || *capState.Reason == "writer_stalled"))
 	switch {
 	case res.State == wrap.StateNotStarted && res.NotFound:
 		return 127, ownFailure
