@@ -62,6 +62,7 @@ func TestScripts(t *testing.T) {
 //	path~REGEXP      the value, shown as for =, matches REGEXP
 //	path<=N          a number no greater than N
 //	body<=N          at most N bytes printed before the receipt line
+//	committed:STREAM committed_bytes equals the capture file's size
 //	file:STREAM=F    the stream's capture file is byte-identical to file F
 //	size:STREAM      committed_bytes equals the capture file's size, and lines
 //	                 equals its newline count
@@ -148,6 +149,16 @@ func checkAssertion(rc map[string]any, body []byte, abs func(string) string, a s
 		}
 		if l := show(lookup(rc, "streams."+stream+".lines")); l != strconv.Itoa(bytes.Count(got, []byte("\n"))) {
 			return fmt.Errorf("lines %s, file has %d", l, bytes.Count(got, []byte("\n")))
+		}
+		return nil
+	case strings.HasPrefix(a, "committed:"):
+		stream := strings.TrimPrefix(a, "committed:")
+		fi, err := os.Stat(abs(show(lookup(rc, "streams."+stream+".file"))))
+		if err != nil {
+			return err
+		}
+		if c := show(lookup(rc, "streams."+stream+".committed_bytes")); c != strconv.FormatInt(fi.Size(), 10) {
+			return fmt.Errorf("committed_bytes %s, file has %d", c, fi.Size())
 		}
 		return nil
 	case strings.HasPrefix(a, "body<="):

@@ -168,7 +168,20 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		fillReceipt(rc, res, fin, sinks, keepers)
 	}
 	status, ownFailure := exitStatus(res, rc.Capture)
+	if ownFailure && o.strict {
+		status = exitUsage
+	}
 	rc.ExitStatus = &status
+	if ownFailure {
+		msg := rc.Capture.State
+		if rc.Capture.Reason != nil {
+			msg = *rc.Capture.Reason
+		}
+		if rc.Capture.Error != nil {
+			msg += ": " + *rc.Capture.Error
+		}
+		d.warnf("capture %s is partial (%s); the command ran to the end and its status is kept", c.ID(), msg)
+	}
 	if keep {
 		if err := c.Publish(rc); err != nil {
 			d.warnf("cannot publish %s/receipt.json: %v", c.Path(), err)
