@@ -1,0 +1,300 @@
+package redact
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// automaton is an Aho–Corasick machine over ASCII-case-folded bytes: it finds
+// every occurrence of every keyword, overlapping ones included, and its state
+// is a single int32, so a caller can carry it from one write to the next.
+//
+// Keywords are matched case-insensitively by the machine; a keyword that must
+// match exactly is verified by the caller against the original bytes. The
+// machine knows nothing of secrets, markers or streams.
+//
+// Speed comes from the pair table: while the machine is in its root state it
+// skips every position whose two bytes cannot begin a keyword (case variants
+// of a case-sensitive keyword excluded), which on ordinary text is nearly all
+// of them, and runs the transition table only from the others.
+type automaton struct {
+	class  [256]uint8 // byte → input class; 0 for bytes in no keyword
+	nclass int
+	delta  []int32 // state*nclass + class → next state (complete DFA)
+	depth  []int32 // length of the longest keyword prefix a state stands for
+	hasOut []bool  // the state ends at least one keyword
+	outOff []int32 // keywords ending at state s: outs[outOff[s]:outOff[s+1]]
+	outs   []int32
+	tri    [1024]uint64 // hash3 of the first three bytes of every keyword (shorter ones: all extensions)
+	short  [1024]uint64 // the same, for keywords shorter than five bytes only
+	quint  [1024]uint64 // hash5 of the first five bytes of keywords of five bytes or more
+	maxLen int          // longest keyword, in bytes
+}
+
+// fold maps ASCII upper case to lower case and leaves every other byte alone.
+func fold(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// caseVariants returns the bytes that fold to fold(c), or c alone if exact.
+func caseVariants(c byte, exact bool) []byte {
+	f := fold(c)
+	if exact || f < 'a' || f > 'z' {
+		return []byte{c}
+	}
+	return []byte{f, f - 'a' + 'A'}
+}
+
+// newAutomaton builds the machine for kws; exact[i] tells whether kws[i] is
+// case-sensitive (which only narrows the pair table). Keywords must not be
+// empty. The keyword index reported by outputs is the index in kws.
+func newAutomaton(kws [][]byte, exact []bool) *automaton {
+	a := &automaton{}
+	var seen [256]bool
+	for _, k := range kws {
+		for _, c := range k {
+			seen[fold(c)] = true
+		}
+		if len(k) > a.maxLen {
+			a.maxLen = len(k)
+		}
+	}
+	n := 1
+	for c := 0; c < 256; c++ {
+		if seen[c] {
+			a.class[c] = uint8(n)
+			n++
+		}
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		a.class[c] = a.class[c+'a'-'A']
+	}
+	a.nclass = n
+
+	// The trie, in delta with -1 for a missing edge.
+	delta := make([]int32, n)
+	for i := range delta {
+		delta[i] = -1
+	}
+	depth := []int32{0}
+	var outs [][]int32
+	outs = append(outs, nil)
+	for ki, k := range kws {
+		s := int32(0)
+		for _, c := range k {
+			cl := int(a.class[fold(c)])
+			nx := delta[int(s)*n+cl]
+			if nx < 0 {
+				nx = int32(len(depth))
+				for i := 0; i < n; i++ {
+					delta = append(delta, -1)
+				}
+				depth = append(depth, depth[s]+1)
+				outs = append(outs, nil)
+				delta[int(s)*n+cl] = nx
+			}
+			s = nx
+		}
+		outs[s] = append(outs[s], int32(ki))
+	}
+
+	// Breadth-first failure links, completing delta into a DFA as we go.
+	ns := len(depth)
+	fail := make([]int32, ns)
+	queue := make([]int32, 0, ns)
+	for cl := 0; cl < n; cl++ {
+		t := delta[cl]
+		if t < 0 {
+			delta[cl] = 0
+			continue
+		}
+		fail[t] = 0
+		queue = append(queue, t)
+	}
+	for qi := 0; qi < len(queue); qi++ {
+		s := queue[qi]
+		outs[s] = append(outs[s], outs[fail[s]]...)
+		for cl := 0; cl < n; cl++ {
+			t := delta[int(s)*n+cl]
+			if t < 0 {
+				delta[int(s)*n+cl] = delta[int(fail[s])*n+cl]
+				continue
+			}
+			fail[t] = delta[int(fail[s])*n+cl]
+			queue = append(queue, t)
+		}
+	}
+	a.delta = delta
+	a.depth = depth
+	a.hasOut = make([]bool, ns)
+	a.outOff = make([]int32, ns+1)
+	for s := 0; s < ns; s++ {
+		a.outOff[s] = int32(len(a.outs))
+		a.outs = append(a.outs, outs[s]...)
+		a.hasOut[s] = len(outs[s]) > 0
+	}
+	a.outOff[ns] = int32(len(a.outs))
+
+	for ki, k := range kws {
+		a.mark(k, exact[ki])
+	}
+	return a
+}
+
+// outputs returns the indexes of the keywords that end in state st.
+func (a *automaton) outputs(st int32) []int32 {
+	return a.outs[a.outOff[st]:a.outOff[st+1]]
+}
+
+func setBit(t *[1024]uint64, h uint32) { t[h>>6] |= 1 << (h & 63) }
+
+func hasBit(t *[1024]uint64, h uint32) bool { return t[h>>6]&(1<<(h&63)) != 0 }
+
+// hash3 hashes the three bytes t holds (little-endian) to 16 bits.
+func hash3(t uint32) uint32 { return (t & 0xffffff) * 0x9E3779B1 >> 16 }
+
+// hash5 hashes the five bytes t holds (little-endian) to 16 bits.
+func hash5(t uint64) uint32 { return uint32((t & 0xffffffffff) * 0x9E3779B97F4A7C15 >> 48) }
+
+// mark records keyword k in the filter tables.
+func (a *automaton) mark(k []byte, exact bool) {
+	if len(k) == 1 {
+		for i := range a.tri {
+			a.tri[i] = ^uint64(0)
+			a.short[i] = ^uint64(0)
+		}
+		return
+	}
+	var vs [5][]byte
+	for j := 0; j < 5; j++ {
+		if j < len(k) {
+			vs[j] = caseVariants(k[j], exact)
+		}
+	}
+	if len(k) == 2 {
+		vs[2] = make([]byte, 256)
+		for i := range vs[2] {
+			vs[2][i] = byte(i)
+		}
+	}
+	for _, b0 := range vs[0] {
+		for _, b1 := range vs[1] {
+			for _, b2 := range vs[2] {
+				t := uint32(b0) | uint32(b1)<<8 | uint32(b2)<<16
+				setBit(&a.tri, hash3(t))
+				if len(k) < 5 {
+					setBit(&a.short, hash3(t))
+					continue
+				}
+				for _, b3 := range vs[3] {
+					for _, b4 := range vs[4] {
+						setBit(&a.quint, hash5(uint64(t)|uint64(b3)<<24|uint64(b4)<<32))
+					}
+				}
+			}
+		}
+	}
+}
+
+// scan runs the machine from state st over b[i:] and stops just after the
+// first byte that leads to a state ending some keyword, or at len(b). It
+// returns the state reached and the index of the next unread byte.
+//
+// In the root state it skips every position where no keyword can begin (see
+// skip and mayStart). That is exact, not a heuristic: a skipped
+// position can only have begun a case-mismatched exact keyword, which the
+// caller rejects anyway, and the machine restarted in the root state at the
+// next possible start finds every match the full machine would.
+func (a *automaton) scan(st int32, b []byte, i int) (int32, int) {
+	n := a.nclass
+	for i < len(b) {
+		if st == 0 {
+			i = a.skip(b, i)
+			if i == len(b) {
+				return 0, i
+			}
+		}
+		st = a.delta[int(st)*n+int(a.class[b[i]])]
+		i++
+		if a.hasOut[st] {
+			return st, i
+		}
+		// Back to skipping as soon as none of the bytes the state stands
+		// for can begin a keyword after all (the filter tables look further
+		// ahead than the machine's first steps).
+		if d := int(a.depth[st]); d <= 4 && i < len(b) {
+			reset := true
+			for p := i - d; p < i; p++ {
+				if a.mayStart(b, p) {
+					reset = false
+					break
+				}
+			}
+			if reset {
+				st = 0
+			}
+		}
+	}
+	return st, i
+}
+
+// skip returns the first position at or after i where a keyword may start
+// (see mayStart), or a position among the last two bytes of b, which cannot
+// be judged and are left to the machine, or len(b). Eight positions are
+// tested per step against the three-byte table on the common path.
+func (a *automaton) skip(b []byte, i int) int {
+	for i+10 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		b8, b9 := uint32(b[i+8]), uint32(b[i+9])
+		h0 := hash3(uint32(w))
+		h1 := hash3(uint32(w >> 8))
+		h2 := hash3(uint32(w >> 16))
+		h3 := hash3(uint32(w >> 24))
+		h4 := hash3(uint32(w >> 32))
+		h5 := hash3(uint32(w >> 40))
+		h6 := hash3(uint32(w>>48) | b8<<16)
+		h7 := hash3(uint32(w>>56) | b8<<8 | b9<<16)
+		m := a.tri[h0>>6]>>(h0&63)&1 | a.tri[h1>>6]>>(h1&63)&1<<1 |
+			a.tri[h2>>6]>>(h2&63)&1<<2 | a.tri[h3>>6]>>(h3&63)&1<<3 |
+			a.tri[h4>>6]>>(h4&63)&1<<4 | a.tri[h5>>6]>>(h5&63)&1<<5 |
+			a.tri[h6>>6]>>(h6&63)&1<<6 | a.tri[(h7>>6)&1023]>>(h7&63)&1<<7
+		for m != 0 {
+			j := bits.TrailingZeros64(m)
+			m &= m - 1
+			if a.confirm(b, i+j) {
+				return i + j
+			}
+		}
+		i += 8
+	}
+	for ; i+3 <= len(b); i++ {
+		if a.mayStart(b, i) {
+			return i
+		}
+	}
+	return i
+}
+
+// mayStart reports whether a keyword may start at b[i]. It is never false
+// for a position where one does (hash collisions only make it true more
+// often), and it is true when too few bytes follow to judge.
+func (a *automaton) mayStart(b []byte, i int) bool {
+	if i+3 > len(b) {
+		return true
+	}
+	t := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16
+	return hasBit(&a.tri, hash3(t)) && a.confirm(b, i)
+}
+
+// confirm is mayStart for a position i+3 <= len(b) whose three bytes passed
+// the tri table.
+func (a *automaton) confirm(b []byte, i int) bool {
+	t := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16
+	if hasBit(&a.short, hash3(t)) || i+5 > len(b) {
+		return true
+	}
+	return hasBit(&a.quint, hash5(uint64(t)|uint64(b[i+3])<<24|uint64(b[i+4])<<32))
+}

@@ -1,0 +1,124 @@
+package redact
+
+// The built-in catalogue of credential shapes (SPEC §6 source 2). Each entry
+// names the kind written in its marker, the keywords that trigger it and the
+// detector that decides. Keywords marked exact are case-sensitive; the others
+// match in any ASCII case. The tests hold, for every entry, a format-valid
+// fake that must be masked and a near miss that must not be.
+
+// catalogueEntry is one named credential shape.
+type catalogueEntry struct {
+	kind     string
+	keywords []string
+	exact    bool
+	det      func(kind func(string) int32) detector
+}
+
+func prefix(kind string, body string, min, max int, overlong bool) func(func(string) int32) detector {
+	return func(k func(string) int32) detector {
+		return &prefixDet{kind: k(kind), body: newSet(body), min: min, max: max, left: setAlnum, overlong: overlong}
+	}
+}
+
+func assign(kind string, minLen int, digitsOK bool) func(func(string) int32) detector {
+	return func(k func(string) int32) detector {
+		return &assignDet{kind: k(kind), minLen: minLen, digitsOK: digitsOK, cli: true, colonProse: true}
+	}
+}
+
+// catalogue lists the built-in shapes in priority order: when two spans start
+// at the same byte, the marker names the earlier entry.
+var catalogue = []catalogueEntry{
+	{kind: "aws-access-key-id", keywords: []string{"AKIA", "ASIA"}, exact: true,
+		det: func(k func(string) int32) detector {
+			// Exactly 16 base32 characters, not inside a longer word.
+			return &prefixDet{kind: k("aws-access-key-id"), body: newSet("A-Z2-7"), min: 16, max: 16, left: setAlnum, right: setAlnum}
+		}},
+	{kind: "aws-secret-access-key", keywords: []string{"aws_secret_access_key", "aws_secret_key", "secretaccesskey", "aws-secret-access-key"},
+		det: func(k func(string) int32) detector {
+			return &assignDet{kind: k("aws-secret-access-key"), minLen: 40, valueSet: newSet("A-Za-z0-9/+="), valueLen: 40, digitsOK: true}
+		}},
+	{kind: "github-pat", keywords: []string{"ghp_"}, exact: true, det: prefix("github-pat", "A-Za-z0-9", 36, 251, true)},
+	{kind: "github-oauth-token", keywords: []string{"gho_"}, exact: true, det: prefix("github-oauth-token", "A-Za-z0-9", 36, 251, true)},
+	{kind: "github-user-token", keywords: []string{"ghu_"}, exact: true, det: prefix("github-user-token", "A-Za-z0-9", 36, 251, true)},
+	{kind: "github-app-token", keywords: []string{"ghs_"}, exact: true, det: prefix("github-app-token", "A-Za-z0-9", 36, 251, true)},
+	{kind: "github-refresh-token", keywords: []string{"ghr_"}, exact: true, det: prefix("github-refresh-token", "A-Za-z0-9", 36, 251, true)},
+	{kind: "github-fine-grained-pat", keywords: []string{"github_pat_"}, exact: true, det: prefix("github-fine-grained-pat", "A-Za-z0-9_", 70, 251, true)},
+	{kind: "gitlab-pat", keywords: []string{"glpat-"}, exact: true, det: prefix("gitlab-pat", "A-Za-z0-9_.-", 20, 251, true)},
+	{kind: "gitlab-token", keywords: []string{"glrt-", "gldt-", "glptt-", "glcbt-", "glft-"}, exact: true, det: prefix("gitlab-token", "A-Za-z0-9_.-", 20, 251, true)},
+	{kind: "slack-bot-token", keywords: []string{"xoxb-"}, exact: true, det: prefix("slack-bot-token", "A-Za-z0-9-", 10, 251, true)},
+	{kind: "slack-user-token", keywords: []string{"xoxp-"}, exact: true, det: prefix("slack-user-token", "A-Za-z0-9-", 10, 251, true)},
+	{kind: "slack-token", keywords: []string{"xoxa-", "xoxr-", "xoxs-", "xoxe-", "xoxe.xoxp-"}, exact: true, det: prefix("slack-token", "A-Za-z0-9-", 10, 251, true)},
+	{kind: "slack-app-token", keywords: []string{"xapp-"}, exact: true, det: prefix("slack-app-token", "A-Za-z0-9-", 10, 251, true)},
+	{kind: "slack-webhook", keywords: []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"},
+		det: func(k func(string) int32) detector {
+			return &prefixDet{kind: k("slack-webhook"), body: newSet("A-Za-z0-9/_-"), min: 20, max: 251, afterKw: true, overlong: true}
+		}},
+	{kind: "discord-webhook", keywords: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"},
+		det: func(k func(string) int32) detector {
+			return &prefixDet{kind: k("discord-webhook"), body: newSet("A-Za-z0-9/_-"), min: 40, max: 251, afterKw: true, overlong: true}
+		}},
+	{kind: "discord-bot-token", keywords: discordKeywords(), exact: true,
+		det: func(k func(string) int32) detector { return &discordDet{kind: k("discord-bot-token")} }},
+	{kind: "stripe-live-secret-key", keywords: []string{"sk_live_"}, exact: true, det: prefix("stripe-live-secret-key", "A-Za-z0-9", 20, 251, true)},
+	{kind: "stripe-restricted-key", keywords: []string{"rk_live_"}, exact: true, det: prefix("stripe-restricted-key", "A-Za-z0-9", 20, 251, true)},
+	{kind: "anthropic-api-key", keywords: []string{"sk-ant-"}, exact: true, det: prefix("anthropic-api-key", "A-Za-z0-9_-", 40, 251, true)},
+	{kind: "openai-api-key", keywords: []string{"sk-proj-", "sk-svcacct-", "sk-admin-"}, exact: true, det: prefix("openai-api-key", "A-Za-z0-9_-", 40, 251, true)},
+	{kind: "google-api-key", keywords: []string{"AIza"}, exact: true, det: prefix("google-api-key", "A-Za-z0-9_-", 35, 35, false)},
+	{kind: "npm-token", keywords: []string{"npm_"}, exact: true, det: prefix("npm-token", "A-Za-z0-9", 36, 36, false)},
+	{kind: "pypi-token", keywords: []string{"AgEIcHlwaS5vcmc"}, exact: true, det: func(k func(string) int32) detector {
+		// The keyword is the fixed base64 of the macaroon header, after "pypi-".
+		return &prefixDet{kind: k("pypi-token"), body: newSet("A-Za-z0-9_-"), min: 50, max: 400, left: newSet("-").not(), overlong: true}
+	}},
+	{kind: "huggingface-token", keywords: []string{"hf_"}, exact: true, det: prefix("huggingface-token", "A-Za-z", 34, 34, false)},
+	{kind: "digitalocean-token", keywords: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, exact: true, det: prefix("digitalocean-token", "a-f0-9", 64, 64, false)},
+	{kind: "jwt", keywords: []string{"eyJ"}, exact: true,
+		det: func(k func(string) int32) detector { return &jwtDet{kind: k("jwt")} }},
+	{kind: "private-key", keywords: []string{"-----BEGIN "}, exact: true,
+		det: func(k func(string) int32) detector { return &pemDet{kind: k("private-key")} }},
+	{kind: "bearer-token", keywords: []string{"authorization"},
+		det: func(k func(string) int32) detector {
+			return &authDet{bearer: k("bearer-token"), basic: k("basic-auth"), other: k("authorization")}
+		}},
+	{kind: "bearer-token", keywords: []string{"bearer"},
+		det: func(k func(string) int32) detector { return &bearerDet{kind: k("bearer-token")} }},
+	{kind: "url-password", keywords: []string{"://"}, exact: true,
+		det: func(k func(string) int32) detector { return &urlPassDet{kind: k("url-password")} }},
+	{kind: "password", keywords: []string{"password", "passwd", "passphrase"}, det: assign("password", 1, true)},
+	{kind: "secret", keywords: []string{"secret"}, det: assign("secret", 8, false)},
+	{kind: "token", keywords: []string{"token"}, det: assign("token", 8, false)},
+	{kind: "api-key", keywords: []string{"api_key", "api-key", "apikey"}, det: assign("api-key", 8, false)},
+}
+
+// discordKeywords returns the first three characters of the base64 of every
+// two-digit start of a numeric id ("10" → "MTA" ... "99" → "OTk"... ): a
+// Discord bot token starts with the base64 of its bot's id.
+func discordKeywords() []string {
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	var out []string
+	for d0 := '1'; d0 <= '9'; d0++ {
+		for d1 := '0'; d1 <= '9'; d1++ {
+			out = append(out, string([]byte{b64[d0>>2], b64[(d0&3)<<4|d1>>4], b64[(d1&15)<<2]}))
+		}
+	}
+	return out
+}
+
+// Catalogue returns the kind names the built-in catalogue can write in a
+// marker, in priority order (SPEC §6 source 2).
+func Catalogue() []string {
+	var names []string
+	seen := map[string]bool{}
+	reg := func(n string) int32 {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+		return 0
+	}
+	for _, e := range catalogue {
+		reg(e.kind)
+		e.det(reg)
+	}
+	return names
+}

@@ -1,0 +1,686 @@
+package redact
+
+import (
+	"bytes"
+	"regexp"
+)
+
+// Detectors: each decides, from a bounded window that starts at a keyword,
+// whether a secret is there and which bytes it covers. They are plain
+// scanners over bytes (no regexp on the hot path) written so that a decision
+// taken on a partial window is the one the full window would give.
+
+// byteSet is a set of byte values.
+type byteSet [256]bool
+
+// newSet builds a set from a spec of single bytes and ranges "a-z"; a '-' that
+// is first or last stands for itself.
+func newSet(spec string) *byteSet {
+	s := new(byteSet)
+	for i := 0; i < len(spec); i++ {
+		if i+2 < len(spec) && spec[i+1] == '-' {
+			for c := int(spec[i]); c <= int(spec[i+2]); c++ {
+				s[c] = true
+			}
+			i += 2
+			continue
+		}
+		s[spec[i]] = true
+	}
+	return s
+}
+
+// not returns the complement of s.
+func (s *byteSet) not() *byteSet {
+	t := new(byteSet)
+	for i := range s {
+		t[i] = !s[i]
+	}
+	return t
+}
+
+// union returns a set holding the bytes of s and t.
+func (s *byteSet) union(t *byteSet) *byteSet {
+	u := new(byteSet)
+	for i := range s {
+		u[i] = s[i] || t[i]
+	}
+	return u
+}
+
+var (
+	setAlnum   = newSet("A-Za-z0-9")
+	setB64URL  = newSet("A-Za-z0-9_-")
+	setLetter  = newSet("A-Za-z")
+	setBlank   = newSet(" \t")
+	setControl = newSet("\x00-\x1f\x7f")
+	// setName continues a key name: "password_hash", "api-key.v2".
+	setName = newSet("A-Za-z0-9_.-")
+	// setValue holds the bytes of an unquoted assigned value.
+	setValue = newSet(" ,;\"'`)]}>&|<").union(setControl).not()
+	// setAuthValue holds the bytes of an Authorization header value.
+	setAuthValue = newSet(" ,;\"'").union(setControl).not()
+	// setBearer holds the bytes of an RFC 6750 token68.
+	setBearer = newSet("A-Za-z0-9._~+/=-")
+	// setURLUser and setURLPass hold the bytes of a URL's userinfo parts.
+	setURLUser = newSet(" /@:?#").union(setControl).not()
+	setURLPass = newSet(" /@?#").union(setControl).not()
+	setPEMName = newSet("A-Z0-9 ")
+	// setLine holds every byte but the newline.
+	setLine = newSet("\n").not()
+)
+
+// extendMax bounds how far an open-ended token span grows: far enough for any
+// credential, and then bytes flow again.
+const extendMax = 1 << 30
+
+// skip returns the first index at or after i, at most i+max, whose byte is not in set.
+func skip(w []byte, i int, set *byteSet, max int) int {
+	lim := min(len(w), i+max)
+	for i < lim && set[w[i]] {
+		i++
+	}
+	return i
+}
+
+// wait is a detector's answer when w ended before a decision: pending with
+// spans no earlier than from, or, when w is final, no secret.
+func wait(final bool, from int) (bool, int) {
+	return !final, from
+}
+
+// prefixDet finds tokens that begin with a fixed keyword: "ghp_" + 36
+// alphanumerics and the like.
+type prefixDet struct {
+	kind     int32
+	body     *byteSet // bytes that continue the token after the keyword
+	min, max int      // body length, in bytes
+	afterKw  bool     // the span starts after the keyword (webhook URLs) rather than at it
+	left     *byteSet // no match when the byte before the keyword is in left
+	right    *byteSet // no match when the byte after the body is in right
+	overlong bool     // a body over max bytes is masked and dropped while it lasts; else no match
+}
+
+func (d *prefixDet) window(kw int) int { return kw + d.max + 1 }
+
+func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	if d.left != nil && len(pre) > 0 && d.left[pre[len(pre)-1]] {
+		return false, 0
+	}
+	s := 0
+	if d.afterKw {
+		s = kw
+	}
+	i := skip(w, kw, d.body, d.max+1)
+	n := i - kw
+	if n > d.max {
+		if d.overlong {
+			sink.add(s, i, d.kind, extender{mode: extSet, set: d.body, max: extendMax})
+		}
+		return false, 0
+	}
+	if i == len(w) && !final {
+		return true, s
+	}
+	if n < d.min || d.right != nil && i < len(w) && d.right[w[i]] {
+		return false, 0
+	}
+	sink.add(s, i, d.kind, extender{})
+	return false, 0
+}
+
+// jwtDet finds JSON Web Tokens: three base64url segments joined by dots, the
+// first starting with "eyJ" (base64 of `{"`).
+type jwtDet struct{ kind int32 }
+
+const (
+	jwtWindow    = 4096
+	jwtHeaderMax = 512
+	jwtPartMin   = 10
+	jwtSigMin    = 16
+)
+
+func (d *jwtDet) window(int) int { return jwtWindow }
+
+func (d *jwtDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	if len(pre) > 0 && setB64URL[pre[len(pre)-1]] {
+		return false, 0
+	}
+	i := skip(w, 0, setB64URL, jwtHeaderMax+1)
+	if i > jwtHeaderMax {
+		return false, 0
+	}
+	if i == len(w) {
+		return wait(final, 0)
+	}
+	if w[i] != '.' || i < jwtPartMin {
+		return false, 0
+	}
+	i++
+	j := i
+	i = skip(w, i, setB64URL, len(w))
+	if i == len(w) {
+		if !final {
+			return true, 0
+		}
+		if len(w) == jwtWindow && i-j >= jwtPartMin {
+			// The payload runs past the window: drop it as it arrives.
+			sink.add(0, i, d.kind, extender{mode: extSet, set: setB64URL.union(newSet(".")), max: extendMax})
+		}
+		return false, 0
+	}
+	if w[i] != '.' || i-j < jwtPartMin {
+		return false, 0
+	}
+	i++
+	j = i
+	i = skip(w, i, setB64URL, jwtSigMin)
+	if i-j == jwtSigMin {
+		sink.add(0, i, d.kind, extender{mode: extSet, set: setB64URL, max: extendMax})
+		return false, 0
+	}
+	if i == len(w) {
+		return wait(final, 0)
+	}
+	return false, 0
+}
+
+// discordDet finds Discord bot tokens: base64 of the bot's numeric id (so it
+// starts with one of the keywords of discordKeywords: MTA, MTE ... OTk), a dot,
+// six characters, a dot, 27 to 38 characters.
+type discordDet struct{ kind int32 }
+
+var discordParts = [3][2]int{{24, 26}, {6, 6}, {27, 38}}
+
+func (d *discordDet) window(int) int { return 26 + 1 + 6 + 1 + 38 + 1 }
+
+func (d *discordDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	if len(pre) > 0 && setB64URL[pre[len(pre)-1]] {
+		return false, 0
+	}
+	i := 0
+	for p, lim := range discordParts {
+		j := i
+		i = skip(w, i, setB64URL, lim[1]+1)
+		n := i - j
+		if n > lim[1] {
+			return false, 0
+		}
+		if i == len(w) && !final {
+			return true, 0
+		}
+		if n < lim[0] {
+			return false, 0
+		}
+		if p < 2 {
+			if i == len(w) || w[i] != '.' {
+				return false, 0
+			}
+			i++
+		}
+	}
+	sink.add(0, i, d.kind, extender{})
+	return false, 0
+}
+
+// urlPassDet finds the password in "scheme://user:password@host"; its
+// keyword is "://" and it masks the password only.
+type urlPassDet struct{ kind int32 }
+
+const (
+	urlUserMax = 128
+	urlPassMax = 256
+)
+
+func (d *urlPassDet) window(kw int) int { return kw + urlUserMax + 1 + urlPassMax + 1 }
+
+func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	if len(pre) == 0 || !setAlnum[pre[len(pre)-1]] {
+		return false, 0 // no scheme before "://"
+	}
+	i := skip(w, kw, setURLUser, urlUserMax+1)
+	if i-kw > urlUserMax {
+		return false, 0
+	}
+	if i == len(w) {
+		return wait(final, i)
+	}
+	if w[i] != ':' {
+		return false, 0
+	}
+	i++
+	ps := i
+	i = skip(w, i, setURLPass, urlPassMax+1)
+	if i-ps > urlPassMax {
+		// Too long to tell: dropped rather than released.
+		sink.add(ps, i, d.kind, extender{mode: extSet, set: setURLPass, max: extendMax})
+		return false, 0
+	}
+	if i == len(w) {
+		return wait(final, ps)
+	}
+	if w[i] != '@' || placeholder(w[ps:i]) {
+		return false, 0
+	}
+	sink.add(ps, i, d.kind, extender{})
+	return false, 0
+}
+
+// pemDet finds PEM private-key blocks and masks each whole, BEGIN line to END
+// line. Its keyword is "-----BEGIN "; the block's body is dropped as it
+// arrives, so nothing is held for it. A block with no END within pemMax bytes
+// is masked up to that bound (the undecidable part is dropped, never released).
+type pemDet struct{ kind int32 }
+
+const (
+	pemLabelMax = 48
+	pemMax      = 64 << 10
+)
+
+func (d *pemDet) window(kw int) int { return kw + pemLabelMax + 1 + 5 }
+
+func (d *pemDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	i := skip(w, kw, setPEMName, pemLabelMax+1)
+	if i-kw > pemLabelMax {
+		return false, 0
+	}
+	if i == len(w) {
+		return wait(final, 0)
+	}
+	label := w[kw:i]
+	if !bytes.HasSuffix(label, []byte("PRIVATE KEY")) && !bytes.HasSuffix(label, []byte("PRIVATE KEY BLOCK")) {
+		return false, 0
+	}
+	const dashes = "-----"
+	rest := w[i:min(len(w), i+len(dashes))]
+	if string(rest) != dashes[:len(rest)] {
+		return false, 0
+	}
+	if len(rest) < len(dashes) {
+		return wait(final, 0)
+	}
+	e := i + len(dashes)
+	sink.add(0, e, d.kind, extender{mode: extPEM, max: pemMax - e})
+	return false, 0
+}
+
+// assignDet finds values assigned to a secret-looking key: password=...,
+// "api_key": "...", secret: ..., --password VALUE. It masks the value only.
+type assignDet struct {
+	kind       int32
+	minLen     int      // shortest value masked, in bytes
+	digitsOK   bool     // an all-digit value counts ("max_tokens: 12345678" is not a token)
+	valueSet   *byteSet // if set, the value must be exactly valueLen bytes of this set
+	valueLen   int
+	cli        bool // also "--keyword VALUE" when the keyword follows "--"
+	colonProse bool // after ':' an unquoted value followed by another word is prose ("passwd: all tokens updated")
+}
+
+const (
+	assignNameMax  = 32
+	assignBlankMax = 16
+	assignValueMax = 256
+)
+
+func (d *assignDet) window(kw int) int {
+	return kw + assignNameMax + 1 + assignBlankMax + 2 + assignBlankMax + 1 + assignValueMax + 2 + assignBlankMax + 1
+}
+
+func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	if len(pre) > 0 && (pre[len(pre)-1] == '/' || pre[len(pre)-1] == '\\') {
+		return false, 0 // a path: /etc/passwd
+	}
+	i := kw
+	if i == len(w) {
+		return wait(final, i)
+	}
+	if setLetter[w[i]] {
+		return false, 0 // a longer word: tokenizer, passwords
+	}
+	i = skip(w, i, setName, assignNameMax+1)
+	if i-kw > assignNameMax {
+		return false, 0
+	}
+	if i == len(w) {
+		return wait(final, i)
+	}
+	named := i > kw
+	if w[i] == '"' || w[i] == '\'' {
+		i++
+	}
+	bl := i
+	i = skip(w, i, setBlank, assignBlankMax)
+	if i == len(w) {
+		return wait(final, i)
+	}
+	colon := false
+	switch w[i] {
+	case '=':
+		i++
+		if i == len(w) {
+			return wait(final, i)
+		}
+		switch w[i] {
+		case '=', '~':
+			return false, 0 // a comparison
+		case '>':
+			i++
+		}
+	case ':':
+		colon = true
+		i++
+		if i == len(w) {
+			return wait(final, i)
+		}
+		if w[i] == '=' {
+			i++
+		}
+	default:
+		if !d.cli || named || i == bl || string(pre) != "--" {
+			return false, 0
+		}
+	}
+	i = skip(w, i, setBlank, assignBlankMax)
+	if i == len(w) {
+		return wait(final, i)
+	}
+	vs := i
+	if q := w[i]; q == '"' || q == '\'' || q == '`' {
+		i++
+		vs = i
+		for i < len(w) && w[i] != q && w[i] != '\n' && i-vs <= assignValueMax {
+			if w[i] == '\\' && q != '\'' && i+1 < len(w) && w[i+1] != '\n' {
+				i++
+			}
+			i++
+		}
+		if i-vs > assignValueMax {
+			sink.add(vs, i, d.kind, extender{mode: extSet, set: newQuoteSet(q), max: extendMax})
+			return false, 0
+		}
+		if i == len(w) && !final {
+			return true, vs
+		}
+		if d.valid(w[vs:min(i, len(w))]) {
+			sink.add(vs, i, d.kind, extender{})
+		}
+		return false, 0
+	}
+	i = skip(w, i, setValue, assignValueMax+1)
+	if i-vs > assignValueMax {
+		sink.add(vs, i, d.kind, extender{mode: extSet, set: setValue, max: extendMax})
+		return false, 0
+	}
+	if i == len(w) && !final {
+		return true, vs
+	}
+	ve := i
+	if colon && d.colonProse && i < len(w) && setBlank[w[i]] {
+		j := skip(w, i, setBlank, 8)
+		if j == len(w) && !final {
+			return true, vs
+		}
+		if j < len(w) && setLetter[w[j]] {
+			return false, 0
+		}
+	}
+	if d.valid(w[vs:ve]) {
+		sink.add(vs, ve, d.kind, extender{})
+	}
+	return false, 0
+}
+
+var quoteSets = map[byte]*byteSet{
+	'"':  newSet("\"\n").not(),
+	'\'': newSet("'\n").not(),
+	'`':  newSet("`\n").not(),
+}
+
+func newQuoteSet(q byte) *byteSet { return quoteSets[q] }
+
+// valid reports whether v is a value worth masking.
+func (d *assignDet) valid(v []byte) bool {
+	if len(v) < d.minLen || placeholder(v) {
+		return false
+	}
+	if d.valueSet != nil {
+		if len(v) != d.valueLen {
+			return false
+		}
+		for _, c := range v {
+			if !d.valueSet[c] {
+				return false
+			}
+		}
+	}
+	if !d.digitsOK {
+		digits := true
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				digits = false
+				break
+			}
+		}
+		if digits {
+			return false
+		}
+	}
+	return true
+}
+
+var placeholderWords = []string{
+	"null", "none", "nil", "undefined", "true", "false", "redacted",
+	"hidden", "masked", "secret", "password", "(none)", "(null)", "n/a",
+}
+
+// placeholder reports whether an assigned value is a stand-in rather than a
+// secret: empty, a mask like "****" or "xxxx", a reference like $VAR, ${VAR},
+// %s or {{ var }}, <angle> or {brace} templates, an earlier marker, or a word
+// such as null, none, true, false.
+func placeholder(v []byte) bool {
+	if len(v) == 0 {
+		return true
+	}
+	switch v[0] {
+	case '$', '%':
+		return true
+	}
+	if v[0] == '<' && v[len(v)-1] == '>' || v[0] == '{' && v[len(v)-1] == '}' || bytes.HasPrefix(v, []byte("[REDACTED")) {
+		return true
+	}
+	same := true
+	for _, c := range v {
+		if c != '*' && c != 'x' && c != 'X' && c != '.' && c != '#' {
+			same = false
+			break
+		}
+	}
+	if same {
+		return true
+	}
+	for _, p := range placeholderWords {
+		if len(v) == len(p) && bytes.EqualFold(v, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// authDet finds the value of an Authorization header or field:
+// "Authorization: Bearer VALUE", `"authorization": "Basic VALUE"`. The scheme
+// stays visible and names the kind.
+type authDet struct {
+	bearer, basic, other int32
+}
+
+const (
+	authSchemeMax = 24
+	authValueMax  = 512
+)
+
+func (d *authDet) window(kw int) int {
+	return kw + 1 + assignBlankMax + 1 + assignBlankMax + 1 + authSchemeMax + 1 + assignBlankMax + authValueMax + 1
+}
+
+var authSchemes = []string{"bearer", "basic", "token", "bot", "digest", "negotiate", "ntlm", "apikey", "aws4-hmac-sha256"}
+
+func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	i := kw
+	if i < len(w) && (w[i] == '"' || w[i] == '\'') {
+		i++
+	}
+	i = skip(w, i, setBlank, assignBlankMax)
+	if i == len(w) {
+		return wait(final, i)
+	}
+	if w[i] != ':' && w[i] != '=' {
+		return false, 0
+	}
+	i = skip(w, i+1, setBlank, assignBlankMax)
+	if i < len(w) && (w[i] == '"' || w[i] == '\'') {
+		i++
+	}
+	ws := i
+	j := skip(w, i, newSchemeSet, authSchemeMax+1)
+	if j == len(w) {
+		return wait(final, ws)
+	}
+	vs := ws
+	kind := d.other
+	if j > ws && j-ws <= authSchemeMax && setBlank[w[j]] {
+		k := skip(w, j, setBlank, assignBlankMax)
+		if k == len(w) {
+			return wait(final, ws)
+		}
+		if setAuthValue[w[k]] {
+			vs = k
+			switch {
+			case bytes.EqualFold(w[ws:j], []byte("bearer")):
+				kind = d.bearer
+			case bytes.EqualFold(w[ws:j], []byte("basic")):
+				kind = d.basic
+			}
+		}
+	}
+	i = skip(w, vs, setAuthValue, authValueMax+1)
+	if i-vs > authValueMax {
+		sink.add(vs, i, kind, extender{mode: extSet, set: setAuthValue, max: extendMax})
+		return false, 0
+	}
+	if i == len(w) && !final {
+		return true, vs
+	}
+	v := w[vs:i]
+	if vs == ws {
+		for _, s := range authSchemes {
+			if bytes.EqualFold(v, []byte(s)) {
+				return false, 0 // a scheme with no value
+			}
+		}
+	}
+	if placeholder(v) {
+		return false, 0
+	}
+	sink.add(vs, i, kind, extender{})
+	return false, 0
+}
+
+var newSchemeSet = newSet("A-Za-z0-9-")
+
+// bearerDet finds "Bearer TOKEN" outside an Authorization header: the keyword
+// as a word, blanks, and a token68 of at least bearerMin bytes ("Bearer token
+// expired" stays).
+type bearerDet struct{ kind int32 }
+
+const bearerMin = 12
+
+func (d *bearerDet) window(kw int) int { return kw + assignBlankMax + authValueMax + 1 }
+
+func (d *bearerDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	if len(pre) > 0 && setLetter[pre[len(pre)-1]] {
+		return false, 0
+	}
+	i := skip(w, kw, setBlank, assignBlankMax)
+	if i == len(w) {
+		return wait(final, i)
+	}
+	if i == kw {
+		return false, 0
+	}
+	vs := i
+	i = skip(w, i, setBearer, authValueMax+1)
+	if i-vs > authValueMax {
+		sink.add(vs, i, d.kind, extender{mode: extSet, set: setBearer, max: extendMax})
+		return false, 0
+	}
+	if i == len(w) && !final {
+		return true, vs
+	}
+	if i-vs < bearerMin {
+		return false, 0
+	}
+	sink.add(vs, i, d.kind, extender{})
+	return false, 0
+}
+
+// lineMax is the longest line a --redact-pattern is matched against, in
+// bytes; the rest of a longer line is dropped (undecidable), not released.
+const lineMax = 4096
+
+// prefixRegexDet runs a --redact-pattern that starts with a literal (its
+// keyword) on the rest of the line from that literal.
+type prefixRegexDet struct {
+	kind, undecidable int32
+	re                *regexp.Regexp // anchored at the start of the window
+}
+
+func (d *prefixRegexDet) window(int) int { return lineMax + 1 }
+
+func (d *prefixRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	nl := bytes.IndexByte(w, '\n')
+	if nl < 0 {
+		if !final {
+			return true, 0
+		}
+		nl = min(len(w), lineMax)
+	}
+	if m := d.re.FindIndex(w[:nl]); m != nil && m[1] > m[0] {
+		sink.add(m[0], m[1], d.kind, extender{})
+	}
+	if nl == lineMax && nl < len(w) && w[nl] != '\n' {
+		sink.add(nl, nl+1, d.undecidable, extender{mode: extSet, set: setLine, max: extendMax})
+	}
+	return false, 0
+}
+
+// lineRegexDet runs the --redact-patterns that have no literal prefix on
+// every line. Its keyword is "\n"; the stream's first line is opened at
+// offset 0 with an empty keyword.
+type lineRegexDet struct {
+	kind, undecidable int32
+	res               []*regexp.Regexp
+}
+
+func (d *lineRegexDet) window(kw int) int { return kw + lineMax + 1 }
+
+func (d *lineRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	line := w[kw:]
+	nl := bytes.IndexByte(line, '\n')
+	if nl < 0 {
+		if !final {
+			return true, kw
+		}
+		nl = min(len(line), lineMax)
+	}
+	for _, re := range d.res {
+		for _, m := range re.FindAllIndex(line[:nl], -1) {
+			if m[1] > m[0] {
+				sink.add(kw+m[0], kw+m[1], d.kind, extender{})
+			}
+		}
+	}
+	if nl == lineMax && nl < len(line) && line[nl] != '\n' {
+		sink.add(kw+nl, kw+nl+1, d.undecidable, extender{mode: extSet, set: setLine, max: extendMax})
+	}
+	return false, 0
+}

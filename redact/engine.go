@@ -1,0 +1,396 @@
+package redact
+
+import (
+	"io"
+	"math"
+)
+
+// This file is the generic streaming matcher. It knows keywords, detectors
+// that decide from a bounded window of bytes after a keyword, spans to drop
+// and the marker bytes written for each kind of span; it does not know where
+// keywords come from, what a secret is or how markers read (policy.go and
+// catalogue.go do).
+//
+// Semantics (the same as the whole-buffer reference in the tests): every
+// keyword occurrence anywhere in the stream is found; each yields spans (a
+// literal keyword is its own span, a detector decides from the window that
+// starts at the keyword); all spans are united, overlapping and adjacent ones
+// merged, and each merged run is written as the marker of its first span
+// (smallest start, then smallest kind). Nothing else changes. A span may be
+// open-ended: it then grows over the following bytes as long as its extender
+// accepts them, so a long secret is dropped as it arrives instead of being
+// held. Because every decision is a function of stream bytes only (never of
+// how they were split into writes), the output does not depend on chunking.
+
+// chunkSize bounds how many input bytes one pass of the matcher handles, so
+// the working buffer stays near chunkSize+holdback bytes whatever the size of
+// a Write.
+const chunkSize = 64 << 10
+
+// keyword is one string the automaton looks for.
+type keyword struct {
+	text  []byte
+	exact bool     // verified byte for byte against the input (else ASCII case-insensitive)
+	det   detector // nil: the keyword itself is the span
+	kind  int32    // literal keywords: the span's kind
+}
+
+// detector decides whether a keyword occurrence starts or precedes a secret.
+type detector interface {
+	// window is the number of bytes, counted from the keyword's start, that
+	// eval may look at for a keyword of length kw.
+	window(kw int) int
+	// eval decides from w, the stream bytes from the keyword's start (at most
+	// window(kw) of them), pre, up to two bytes just before the keyword, and
+	// final, which is true when w will not grow (window full or end of
+	// stream). When w is not yet conclusive it returns pending and from, the
+	// smallest offset in w where a span may still start. Otherwise it reports
+	// every span to sink (offsets relative to w) and returns pending false.
+	// The result for a given w must not depend on how often eval was called
+	// before: eval may only decide early when more bytes cannot change the
+	// answer.
+	eval(w, pre []byte, kw int, final bool, sink spanSink) (pending bool, from int)
+}
+
+// spanSink receives the spans a detector decides on.
+type spanSink interface {
+	add(s, e int, kind int32, ext extender)
+}
+
+// extender lets a decided span grow over the bytes that follow it.
+type extender struct {
+	mode  uint8    // extNone, extSet or extPEM
+	set   *byteSet // extSet: bytes that continue the span
+	limit int64    // absolute stream offset the span never grows past; set by the matcher from max
+	max   int      // the span grows at most this many bytes past its decided end
+	m     int      // extPEM: progress through the end marker
+}
+
+const (
+	extNone = iota
+	extSet  // grow while bytes are in set
+	extPEM  // grow through the next "-----END" and the "-----" after it
+)
+
+// feed consumes b, the bytes right after the span's current end, and returns
+// how many of them belong to the span and whether the span is now closed.
+func (x *extender) feed(b []byte, at int64) (int, bool) {
+	room := x.limit - at
+	if room <= 0 {
+		return 0, true
+	}
+	if int64(len(b)) > room {
+		b = b[:room]
+	}
+	switch x.mode {
+	case extSet:
+		for i, c := range b {
+			if !x.set[c] {
+				return i, true
+			}
+		}
+	case extPEM:
+		const end = "-----END"
+		for i, c := range b {
+			if x.m < len(end) {
+				switch {
+				case c == end[x.m]:
+					x.m++
+				case c == '-' && x.m > 5:
+					x.m = 1
+				case c == '-':
+					// still a run of dashes
+				default:
+					x.m = 0
+				}
+				continue
+			}
+			// After "-----END": the span closes after the next "-----".
+			if c == '-' {
+				x.m++
+				if x.m == len(end)+5 {
+					return i + 1, true
+				}
+			} else {
+				x.m = len(end)
+			}
+		}
+	default:
+		return 0, true
+	}
+	if int64(len(b)) == room {
+		return len(b), true
+	}
+	return len(b), false
+}
+
+// matcher is the immutable, shareable part: keywords, automaton, markers.
+type matcher struct {
+	ac      *automaton
+	kws     []keyword
+	markers [][]byte // by kind; a smaller kind wins a tie at the same start
+	lineDet detector // if set, also opened at stream offset 0 with kw 0
+	hold    int      // most bytes ever held back, see holdback
+	hist    int      // bytes kept before the scan position for verification
+}
+
+func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
+	m := &matcher{kws: kws, markers: markers, lineDet: lineDet}
+	texts := make([][]byte, len(kws))
+	exact := make([]bool, len(kws))
+	for i, k := range kws {
+		texts[i] = k.text
+		exact[i] = k.exact
+		if len(k.text) > m.hold {
+			m.hold = len(k.text)
+		}
+		if k.det != nil {
+			if w := k.det.window(len(k.text)); w > m.hold {
+				m.hold = w
+			}
+		}
+	}
+	if lineDet != nil {
+		if w := lineDet.window(0); w > m.hold {
+			m.hold = w
+		}
+	}
+	m.ac = newAutomaton(texts, exact)
+	m.hist = m.ac.maxLen + 2
+	return m
+}
+
+type cand struct {
+	start int64 // stream offset of the keyword
+	kw    int32 // index in matcher.kws, or -1 for the line detector at offset 0
+	from  int64 // earliest stream offset a span from it may start
+}
+
+type span struct {
+	s, e int64
+	kind int32
+	ext  extender // ext.mode != extNone: still growing
+}
+
+// stream is one matcher run over one byte stream.
+type stream struct {
+	m    *matcher
+	dst  io.Writer
+	buf  []byte // stream bytes [base, pos)
+	base int64
+	pos  int64
+	rel  int64 // bytes before rel are written out or dropped: final
+	st   int32 // automaton state after byte pos-1
+
+	cands []cand
+	spans []span // decided, sorted by (s, kind), none ending before rel unless in the run
+
+	inRun  bool  // a marker was written and bytes up to runEnd are being dropped
+	runEnd int64 // end of the current merged run
+
+	curStart int64 // start of the candidate under evaluation, for add
+	replaced int64
+	eof      bool
+	err      error
+}
+
+func (s *stream) init(m *matcher, dst io.Writer) {
+	s.m = m
+	s.dst = dst
+	s.buf = make([]byte, 0, chunkSize+2*m.hold+2*m.hist)
+	if m.lineDet != nil {
+		s.cands = append(s.cands, cand{start: 0, kw: -1, from: 0})
+	}
+}
+
+// write runs p through the matcher and writes out whatever became final.
+func (s *stream) write(p []byte) (int, error) {
+	done := 0
+	for len(p) > 0 && s.err == nil {
+		n := min(len(p), chunkSize)
+		s.feed(p[:n])
+		s.settle()
+		p = p[n:]
+		done += n
+	}
+	return done, s.err
+}
+
+// close ends the stream: everything held is decided and written.
+func (s *stream) close() error {
+	if s.eof {
+		return s.err
+	}
+	s.eof = true
+	s.settle()
+	return s.err
+}
+
+// feed appends p to the buffer and records every keyword occurrence in it.
+func (s *stream) feed(p []byte) {
+	i := len(s.buf)
+	s.buf = append(s.buf, p...)
+	s.pos = s.base + int64(len(s.buf))
+	ac := s.m.ac
+	st := s.st
+	for i < len(s.buf) {
+		st, i = ac.scan(st, s.buf, i)
+		if ac.hasOut[st] {
+			end := s.base + int64(i)
+			for _, k := range ac.outputs(st) {
+				s.found(k, end)
+			}
+		}
+	}
+	s.st = st
+}
+
+// found handles keyword k ending at stream offset end.
+func (s *stream) found(k int32, end int64) {
+	kw := &s.m.kws[k]
+	start := end - int64(len(kw.text))
+	if kw.exact && string(s.buf[start-s.base:end-s.base]) != string(kw.text) {
+		return
+	}
+	if kw.det == nil {
+		s.addSpan(span{s: start, e: end, kind: kw.kind})
+		return
+	}
+	s.cands = append(s.cands, cand{start: start, kw: k, from: start})
+}
+
+// add implements spanSink for the candidate being evaluated.
+func (s *stream) add(a, b int, kind int32, ext extender) {
+	sp := span{s: s.curStart + int64(a), e: s.curStart + int64(b), kind: kind, ext: ext}
+	if sp.ext.mode != extNone {
+		sp.ext.limit = sp.e + int64(sp.ext.max)
+	}
+	s.addSpan(sp)
+}
+
+func (s *stream) addSpan(sp span) {
+	if sp.e <= sp.s {
+		return // detectors never report empty spans; be safe anyway
+	}
+	i := len(s.spans)
+	s.spans = append(s.spans, sp)
+	for i > 0 && (s.spans[i-1].s > sp.s || s.spans[i-1].s == sp.s && s.spans[i-1].kind > sp.kind) {
+		s.spans[i] = s.spans[i-1]
+		i--
+	}
+	s.spans[i] = sp
+}
+
+// settle evaluates candidates, grows open spans, writes out what is final
+// and drops from the buffer what is no longer needed.
+func (s *stream) settle() {
+	// Candidates.
+	kept := s.cands[:0]
+	for _, c := range s.cands {
+		var det detector
+		kwLen := 0
+		if c.kw >= 0 {
+			det = s.m.kws[c.kw].det
+			kwLen = len(s.m.kws[c.kw].text)
+		} else {
+			det = s.m.lineDet
+		}
+		win := int64(det.window(kwLen))
+		end := min(s.pos, c.start+win)
+		final := s.eof || c.start+win <= s.pos
+		lo := max(c.start-2, 0)
+		s.curStart = c.start
+		pending, from := det.eval(s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
+		if pending {
+			c.from = c.start + int64(from)
+			kept = append(kept, c)
+		}
+	}
+	s.cands = kept
+
+	// Open spans grow over the bytes that arrived.
+	for i := range s.spans {
+		sp := &s.spans[i]
+		if sp.ext.mode == extNone {
+			continue
+		}
+		n, done := sp.ext.feed(s.buf[sp.e-s.base:], sp.e)
+		sp.e += int64(n)
+		if done || s.eof {
+			sp.ext.mode = extNone
+		}
+	}
+
+	// The frontier: no span not yet decided can start before f.
+	f := s.pos - int64(s.m.ac.depth[s.st])
+	for _, c := range s.cands {
+		f = min(f, c.from)
+	}
+	if s.eof {
+		f = math.MaxInt64
+	}
+	s.release(f)
+
+	// Compact: keep what candidates, verification and release still need.
+	keep := min(s.rel, s.pos-int64(s.m.hist))
+	for _, c := range s.cands {
+		keep = min(keep, c.start-2)
+	}
+	if keep > s.base {
+		n := copy(s.buf, s.buf[keep-s.base:])
+		s.buf = s.buf[:n]
+		s.base = keep
+	}
+}
+
+// release writes out everything before the frontier f that is final.
+func (s *stream) release(f int64) {
+	for s.err == nil {
+		if s.inRun {
+			open := false
+			kept := s.spans[:0]
+			for _, sp := range s.spans {
+				if sp.s <= s.runEnd {
+					s.runEnd = max(s.runEnd, sp.e)
+					if sp.ext.mode != extNone {
+						open = true
+						kept = append(kept, sp)
+					}
+					continue
+				}
+				kept = append(kept, sp)
+			}
+			s.spans = kept
+			s.rel = max(s.rel, s.runEnd)
+			if open || f <= s.runEnd {
+				return
+			}
+			s.inRun = false
+			continue
+		}
+		next := int64(math.MaxInt64)
+		if len(s.spans) > 0 {
+			next = s.spans[0].s
+		}
+		if lim := min(f, next, s.pos); lim > s.rel {
+			s.out(s.buf[s.rel-s.base : lim-s.base])
+			s.rel = lim
+		}
+		if len(s.spans) == 0 || f <= next {
+			return
+		}
+		s.out(s.m.markers[s.spans[0].kind])
+		s.replaced++
+		s.inRun = true
+		s.runEnd = next
+	}
+}
+
+func (s *stream) out(b []byte) {
+	if s.err != nil || len(b) == 0 {
+		return
+	}
+	if _, err := s.dst.Write(b); err != nil {
+		s.err = err
+	}
+}

@@ -1,0 +1,265 @@
+// Package redact masks credentials in a byte stream (SPEC §6): it owns the
+// rules for what counts as a secret (secret-looking environment variables,
+// explicit values, a built-in catalogue of credential shapes, user regular
+// expressions), the marker text "[REDACTED:<kind>]" that replaces each one,
+// and a streaming writer whose output does not depend on how its input is
+// split into writes.
+//
+// It knows nothing of processes, files, flags or the environment: the caller
+// hands it the environment as "NAME=value" strings, the values read from
+// --redact-file and the --redact-pattern expressions, and gets back a Policy
+// that sanitizes streams (NewWriter) and short strings (String).
+//
+// The package is in two layers, as STYLE.md asks: a generic streaming matcher
+// (automaton.go, engine.go: keywords, bounded windows, span merging, holdback)
+// and the policy (policy.go, catalogue.go, detectors.go: where secrets come
+// from, markers, minimum lengths, encoded variants, credential shapes).
+package redact
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Options says where secrets come from (SPEC §6 sources 1 and 3; the built-in
+// catalogue, source 2, is always on).
+type Options struct {
+	// Environ holds "NAME=value" pairs, as os.Environ returns them. The value
+	// of every variable whose name looks secret (case-insensitive: contains
+	// TOKEN, SECRET, PASSWORD, PASSWD, PRIVATE, CREDENTIAL or
+	// CONNECTION_STRING, or ends in _KEY) is masked when it is at least
+	// MinEnvValue bytes long. Entries without '=' are ignored.
+	Environ []string
+	// EnvNames are --redact-env names: their values in Environ are masked
+	// whatever the name and however short (an empty value is ignored). A
+	// name not present in Environ is ignored.
+	EnvNames []string
+	// Values are literal secrets, one per --redact-file line as the caller
+	// split them; empty strings are ignored, a trailing "\r" is kept.
+	Values []string
+	// Patterns are --redact-pattern regular expressions (Go RE2 syntax). A
+	// pattern is matched within one line (at most 4096 bytes of it).
+	Patterns []string
+}
+
+// MinEnvValue is the shortest value, in bytes, of a secret-looking
+// environment variable that is masked; shorter ones ("1", "true") would mask
+// too much ordinary text.
+const MinEnvValue = 6
+
+// minVariant is the shortest value, in bytes, whose encoded forms (base64,
+// URL, JSON, line by line) are masked too.
+const minVariant = 6
+
+// secretNameParts are the name fragments of SPEC §6 source 1.
+var secretNameParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PRIVATE", "CREDENTIAL", "CONNECTION_STRING"}
+
+// SecretName reports whether an environment variable name looks secret by
+// the patterns of SPEC §6 (case-insensitive).
+func SecretName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, p := range secretNameParts {
+		if strings.Contains(u, p) {
+			return true
+		}
+	}
+	return strings.HasSuffix(u, "_KEY")
+}
+
+// Policy is a compiled set of redaction rules. It is immutable and safe for
+// concurrent use; each stream gets its own Writer.
+type Policy struct {
+	m *matcher
+}
+
+// kinds assigns marker kinds their ids in priority order.
+type kinds struct {
+	names []string
+	ids   map[string]int32
+}
+
+func (k *kinds) id(name string) int32 {
+	if id, ok := k.ids[name]; ok {
+		return id
+	}
+	id := int32(len(k.names))
+	k.names = append(k.names, name)
+	k.ids[name] = id
+	return id
+}
+
+// NewPolicy compiles opt and the built-in catalogue. The only error is an
+// invalid pattern, reported as `invalid --redact-pattern "a(": ...`.
+func NewPolicy(opt Options) (*Policy, error) {
+	k := &kinds{ids: map[string]int32{}}
+	var kws []keyword
+
+	for _, e := range catalogue {
+		d := e.det(k.id)
+		for _, w := range e.keywords {
+			kws = append(kws, keyword{text: []byte(w), exact: e.exact, det: d})
+		}
+	}
+
+	// Literal secrets: the first source of a value names its kind.
+	seen := map[string]bool{}
+	addValue := func(v, kind string) {
+		if v == "" {
+			return
+		}
+		id := k.id(kind)
+		for _, f := range variants(v) {
+			if f == "" || seen[f] {
+				continue
+			}
+			seen[f] = true
+			kws = append(kws, keyword{text: []byte(f), exact: true, kind: id})
+		}
+	}
+	env := map[string]string{}
+	var names []string
+	for _, kv := range opt.Environ {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			continue
+		}
+		if _, dup := env[name]; !dup {
+			names = append(names, name)
+		}
+		env[name] = val
+	}
+	for _, name := range names {
+		if v := env[name]; SecretName(name) && len(v) >= MinEnvValue {
+			addValue(v, "env:"+kindName(name))
+		}
+	}
+	for _, name := range opt.EnvNames {
+		if v, ok := env[name]; ok {
+			addValue(v, "env:"+kindName(name))
+		}
+	}
+	for _, v := range opt.Values {
+		addValue(v, "value")
+	}
+
+	// Patterns.
+	var lineRes []*regexp.Regexp
+	for _, p := range opt.Patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("invalid --redact-pattern %q: %v", p, err)
+		}
+		lit, complete := re.LiteralPrefix()
+		switch {
+		case complete && lit != "":
+			kws = append(kws, keyword{text: []byte(lit), exact: true, kind: k.id("pattern")})
+		case len(lit) >= 2:
+			anchored := regexp.MustCompile(`\A(?:` + p + `)`)
+			d := &prefixRegexDet{kind: k.id("pattern"), undecidable: k.id("undecidable"), re: anchored}
+			kws = append(kws, keyword{text: []byte(lit), exact: true, det: d})
+		default:
+			lineRes = append(lineRes, re)
+		}
+	}
+	var lineDet detector
+	if len(lineRes) > 0 {
+		lineDet = &lineRegexDet{kind: k.id("pattern"), undecidable: k.id("undecidable"), res: lineRes}
+		kws = append(kws, keyword{text: []byte("\n"), exact: true, det: lineDet})
+	}
+
+	markers := make([][]byte, len(k.names))
+	for i, n := range k.names {
+		markers[i] = []byte("[REDACTED:" + n + "]")
+	}
+	return &Policy{m: newMatcher(kws, markers, lineDet)}, nil
+}
+
+// kindName keeps a variable name printable inside a marker.
+func kindName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// variants returns v and, when v is at least minVariant bytes long, the
+// forms it commonly takes in output: base64 (standard and URL alphabets,
+// padded and not, and the part that is stable whatever bytes precede it in a
+// larger encoded blob), URL query and path escaping, JSON string escaping,
+// and for a multi-line value each line, the value with CRLF line ends, and
+// the value with every run of white space collapsed to one space (what
+// `echo $VAR` prints).
+func variants(v string) []string {
+	out := []string{v}
+	if len(v) < minVariant {
+		return out
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		full := enc.EncodeToString([]byte(v))
+		out = append(out, full, strings.TrimRight(full, "="))
+		for k := 0; k < 3; k++ {
+			b := append(make([]byte, k), v...)
+			e := enc.EncodeToString(b)
+			lo := (8*k + 5) / 6
+			hi := 8 * (k + len(v)) / 6
+			out = append(out, e[lo:hi])
+		}
+	}
+	out = append(out, url.QueryEscape(v), url.PathEscape(v))
+	if j, err := json.Marshal(v); err == nil {
+		out = append(out, string(j[1:len(j)-1]))
+	}
+	var jb bytes.Buffer
+	je := json.NewEncoder(&jb)
+	je.SetEscapeHTML(false)
+	if je.Encode(v) == nil {
+		s := strings.TrimSpace(jb.String())
+		out = append(out, s[1:len(s)-1])
+	}
+	if strings.ContainsAny(v, "\r\n") {
+		for _, line := range strings.Split(v, "\n") {
+			line = strings.TrimRight(line, "\r")
+			if t := strings.TrimSpace(line); len(t) >= minVariant {
+				out = append(out, t)
+			}
+		}
+		out = append(out, strings.ReplaceAll(strings.ReplaceAll(v, "\r\n", "\n"), "\n", "\r\n"))
+	}
+	if f := strings.Join(strings.Fields(v), " "); f != v && len(f) >= minVariant {
+		out = append(out, f)
+	}
+	return out
+}
+
+// Holdback returns the most bytes a Writer of this policy ever holds back
+// undecided, whatever the input: 4096 bytes for the built-in catalogue and
+// patterns (the largest window, a JWT's), or the longest literal form in
+// bytes (a value or one of its encodings) if that is longer.
+func (p *Policy) Holdback() int { return p.m.hold }
+
+// NewWriter returns a Writer that writes the sanitized stream to dst (SPEC
+// §6). The caller must Close it at end of stream to release what it holds;
+// Close does not close dst.
+func (p *Policy) NewWriter(dst io.Writer) *Writer {
+	w := &Writer{}
+	w.s.init(p.m, dst)
+	return w
+}
+
+// String sanitizes s at once with the same rules as a Writer (used for the
+// receipt's command label, SPEC §7).
+func (p *Policy) String(s string) string {
+	var b strings.Builder
+	w := p.NewWriter(&b)
+	io.WriteString(w, s)
+	w.Close()
+	return b.String()
+}

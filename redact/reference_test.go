@@ -1,0 +1,92 @@
+package redact
+
+import (
+	"bytes"
+	"sort"
+)
+
+// reference is the whole-buffer redactor the streaming Writer must agree
+// with: it finds every keyword occurrence by brute force, asks the same
+// detectors for their spans over the whole rest of the buffer, unites the
+// spans and writes one marker per merged run. It shares the detectors (the
+// catalogue's definition) but none of the streaming machinery.
+func reference(m *matcher, in []byte) ([]byte, int64) {
+	var sink refSink
+	eval := func(d detector, start, kw int) {
+		end := min(len(in), start+d.window(kw))
+		sink.base = start
+		sink.in = in
+		pending, _ := d.eval(in[start:end], in[max(0, start-2):start], kw, true, &sink)
+		if pending {
+			panic("detector pending on a final window")
+		}
+	}
+	for _, k := range m.kws {
+		n := len(k.text)
+		for i := 0; i+n <= len(in); i++ {
+			if k.exact && !bytes.Equal(in[i:i+n], k.text) || !k.exact && !asciiEqualFold(in[i:i+n], k.text) {
+				continue
+			}
+			if k.det == nil {
+				sink.spans = append(sink.spans, span{s: int64(i), e: int64(i + n), kind: k.kind})
+				continue
+			}
+			eval(k.det, i, n)
+		}
+	}
+	if m.lineDet != nil {
+		eval(m.lineDet, 0, 0)
+	}
+	spans := sink.spans
+	sort.SliceStable(spans, func(i, j int) bool {
+		return spans[i].s < spans[j].s || spans[i].s == spans[j].s && spans[i].kind < spans[j].kind
+	})
+	var out []byte
+	var n int64
+	pos := int64(0)
+	for i := 0; i < len(spans); {
+		run := spans[i]
+		i++
+		for i < len(spans) && spans[i].s <= run.e {
+			run.e = max(run.e, spans[i].e)
+			i++
+		}
+		out = append(out, in[pos:run.s]...)
+		out = append(out, m.markers[run.kind]...)
+		n++
+		pos = run.e
+	}
+	out = append(out, in[pos:]...)
+	return out, n
+}
+
+type refSink struct {
+	in    []byte
+	base  int
+	spans []span
+}
+
+func (r *refSink) add(s, e int, kind int32, ext extender) {
+	sp := span{s: int64(r.base + s), e: int64(r.base + e), kind: kind}
+	if sp.e <= sp.s {
+		return
+	}
+	if ext.mode != extNone {
+		ext.limit = sp.e + int64(ext.max)
+		n, _ := ext.feed(r.in[sp.e:], sp.e)
+		sp.e += int64(n)
+	}
+	r.spans = append(r.spans, sp)
+}
+
+func asciiEqualFold(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if fold(a[i]) != fold(b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,63 @@
+package redact
+
+import (
+	"errors"
+	"sync/atomic"
+)
+
+// ErrClosed is returned by Write after Close.
+var ErrClosed = errors.New("redact: write after close")
+
+// Writer is a streaming redactor (SPEC §6): it writes to its destination the
+// bytes written to it, each secret replaced by "[REDACTED:<kind>]" and every
+// other byte unchanged (invalid UTF-8, NUL, ANSI escapes and CR included).
+//
+// Its output is the same however the input is split into writes. It holds
+// back at most Policy.Holdback() bytes (4096 unless a literal secret form is
+// longer) of text that may still turn out to be part of a secret, and
+// releases them once decided; bytes it has written are never rewritten.
+// A context rule holds back only what follows its keyword, so a prompt such
+// as "Password: " is written at once. A secret too long for the window
+// (a line longer than 4096 bytes when a line pattern applies, a private-key
+// block with no END within 64 KiB, a token value running past its window) is
+// dropped as it arrives and written as one marker, never released raw.
+//
+// A Writer is not safe for concurrent Writes; Replaced may be called from any
+// goroutine.
+type Writer struct {
+	s        stream
+	closed   bool
+	replaced atomic.Int64
+}
+
+// Write redacts b and writes whatever is now decided to the destination. It
+// returns len(b) unless the destination fails, in which case it returns the
+// number of bytes of b consumed and the destination's error; that error is
+// sticky (every later Write and Close return it). After Close it returns
+// ErrClosed. The destination sees at most one Write per 64 KiB of input plus
+// one per marker.
+func (w *Writer) Write(b []byte) (int, error) {
+	if w.closed {
+		return 0, ErrClosed
+	}
+	if w.s.err != nil {
+		return 0, w.s.err
+	}
+	n, err := w.s.write(b)
+	w.replaced.Store(w.s.replaced)
+	return n, err
+}
+
+// Close decides and writes out everything still held back (the end of the
+// stream settles every open window). It does not close the destination. It
+// returns the destination's error, if any; a second Close returns the same.
+func (w *Writer) Close() error {
+	w.closed = true
+	err := w.s.close()
+	w.replaced.Store(w.s.replaced)
+	return err
+}
+
+// Replaced returns how many markers have been written so far: overlapping
+// and adjacent secrets merged into one marker count once.
+func (w *Writer) Replaced() int64 { return w.replaced.Load() }
