@@ -38,6 +38,10 @@ const ReadBufferSize = 256 << 10
 // Linux); larger pipes mean fewer reads for a fast child. Failure is ignored.
 const pipeSize = 1 << 20
 
+// winsizePoll is how often, with ptys, capwrap compares its terminal's
+// window size with the last one it passed on.
+const winsizePoll = 100 * time.Millisecond
+
 // ForwardedSignals are the signals capwrap passes on to the child's process
 // group (SPEC §3).
 var ForwardedSignals = []os.Signal{
@@ -207,12 +211,27 @@ func Run(cfg Config) Result {
 		defer t.Stop()
 		timeoutC = t.C
 	}
+	// With ptys and the terminal handed to the child, SIGWINCH from the
+	// terminal goes to the child's group, not to capwrap: capwrap watches
+	// the window size itself and passes changes on to the ptys.
+	var winchC <-chan time.Time
+	if cfg.PTY && cfg.Foreground {
+		t := time.NewTicker(winsizePoll)
+		defer t.Stop()
+		winchC = t.C
+	}
+	lastWS := currentWinsize()
 	var killC <-chan time.Time
 	var ps *os.ProcessState
 	for ps == nil {
 		select {
 		case sig := <-sigs:
 			forward(pid, sig, cfg.PTY, streams)
+		case <-winchC:
+			if ws := currentWinsize(); *ws != *lastWS {
+				lastWS = ws
+				forward(pid, syscall.SIGWINCH, true, streams)
+			}
 		case <-timeoutC:
 			res.TimedOut = true
 			_ = syscall.Kill(-pid, syscall.SIGTERM)
