@@ -1,6 +1,12 @@
 # capwrap — build, test, install. Variables may be overridden:
 #   make install PREFIX=$HOME/.local    make install DESTDIR=/tmp/pkg PREFIX=/usr
+# A fresh shell may not have Go on PATH yet: fall back to the official
+# install location, for the build and for the tests that run go.
+ifeq ($(shell command -v go 2>/dev/null),)
+export PATH := $(PATH):/usr/local/go/bin
+endif
 GO      ?= go
+GOFMT   ?= gofmt
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR  ?= $(PREFIX)/bin
@@ -29,7 +35,7 @@ fuzz:
 	$(GO) test ./redact -run '^$$' -fuzz FuzzReference -fuzztime $(FUZZTIME)
 
 lint:
-	@test -z "$$(gofmt -l .)" || { gofmt -l .; exit 1; }
+	@test -z "$$($(GOFMT) -l .)" || { $(GOFMT) -l .; exit 1; }
 	$(GO) vet ./...
 
 install: build
@@ -51,7 +57,7 @@ uninstall:
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./preview ./redact ./store ./wrap
-	./bench/run.sh
+	python3 bench/bench.py
 
 clean:
 	rm -f capwrap
