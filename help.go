@@ -14,7 +14,7 @@ bounded preview and a one-line receipt.
 usage:
   capwrap [flags] -- COMMAND [ARG...]
   capwrap list [--json] | show ID | read ID [flags] | prune [flags]
-  capwrap help FLAG-or-VERB
+  capwrap help [FLAG-or-VERB]
 
 Without a terminal (agents, CI, $(...)) capwrap prints, after the command
 ends, a head and tail of stdout and stderr and a last line
@@ -33,28 +33,127 @@ examples:
   terminal:  capwrap make -j4                     # live output, summary, files kept
 
 All flags: capwrap help flags. Verbs: capwrap help list|show|read|prune.
-Every flag has a CAPWRAP_* variable: --dir-quota is CAPWRAP_DIR_QUOTA.
+Every flag has a variable: --dir-quota 1G is CAPWRAP_DIR_QUOTA=1G; a flag
+beats its variable. Manual: man capwrap.
 `
 
 // mostUsed are the flags --help shows; "capwrap help flags" shows all.
-var mostUsed = []string{"dir", "keep", "timeout", "tee", "preview", "quiet", "pty", "no-redact", "redact-env", "max-capture-bytes"}
+var mostUsed = []string{"dir", "keep", "timeout", "tee", "preview", "quiet", "pty", "color", "no-redact", "redact-env", "max-capture-bytes"}
 
-// printHelp writes --help, or the detail of one topic (a flag or a verb)
-// for "capwrap help TOPIC". It returns false for an unknown topic.
+// metavar names the argument of each flag that takes one, in --help and
+// in the man page.
+var metavar = map[string]string{
+	"dir": "DIR", "keep": "WHEN", "receipt-file": "PATH", "timeout": "DURATION",
+	"kill-after": "DURATION", "drain-timeout": "DURATION", "stall-timeout": "DURATION",
+	"stdout-chars": "N", "stderr-chars": "N", "preview-bytes": "SIZE",
+	"max-capture-bytes": "SIZE", "dir-quota": "SIZE", "queue-bytes": "SIZE",
+	"redact-env": "NAME", "redact-file": "FILE", "redact-pattern": "REGEX",
+	"pty": "WHEN", "color": "WHEN",
+}
+
+// flagSynopsis is "--timeout DURATION" (or "-h, --help").
+func flagSynopsis(f *pflag.Flag) string {
+	s := "--" + f.Name
+	if f.Shorthand != "" {
+		s = "-" + f.Shorthand + ", " + s
+	}
+	if m := metavar[f.Name]; m != "" {
+		s += " " + m
+	}
+	return s
+}
+
+// flagDefault is a flag's default as a user would write it ("" when it
+// has none worth saying): 32M rather than 33554432.
+func flagDefault(f *pflag.Flag) string {
+	switch f.DefValue {
+	case "", "false", "[]", "0", "0s":
+		return ""
+	}
+	if f.Value.Type() == "size" {
+		n, _ := parseSize(f.DefValue)
+		for _, u := range []struct {
+			s     string
+			shift uint
+		}{{"G", 30}, {"M", 20}, {"K", 10}} {
+			if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+				return fmt.Sprintf("%d%s", n>>u.shift, u.s)
+			}
+		}
+	}
+	return f.DefValue
+}
+
+// flagUsages lists flags one to a paragraph: synopsis, then the usage with
+// its default and, when withEnv, its variable.
+func flagUsages(fs *pflag.FlagSet, names []string, withEnv bool) string {
+	var b strings.Builder
+	for _, n := range names {
+		f := fs.Lookup(n)
+		line := "  " + flagSynopsis(f)
+		text := f.Usage
+		if d := flagDefault(f); d != "" {
+			text += " (default " + d + ")"
+		}
+		if withEnv && n != "help" && n != "version" {
+			text += "; " + envName(n)
+		}
+		if len(line) < 26 {
+			line += strings.Repeat(" ", 26-len(line)) + text
+		} else {
+			line += "\n" + strings.Repeat(" ", 26) + text
+		}
+		b.WriteString(wrapText(line, 80, 26) + "\n")
+	}
+	return b.String()
+}
+
+// wrapText breaks a line at spaces so that no line is longer than width
+// (unless one word is), indenting continuation lines by indent spaces.
+func wrapText(s string, width, indent int) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		for len(line) > width {
+			cut := strings.LastIndex(line[:width+1], " ")
+			if cut <= indent {
+				break
+			}
+			out = append(out, line[:cut])
+			line = strings.Repeat(" ", indent) + strings.TrimLeft(line[cut:], " ")
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// allFlags are the names of every flag, in declaration order.
+func allFlags(fs *pflag.FlagSet) []string {
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	return names
+}
+
+// printHelp writes --help, or the detail of one topic (a flag, a verb,
+// "flags" or "env") for "capwrap help TOPIC". It returns false for an
+// unknown topic.
 func printHelp(w io.Writer, topic string) bool {
 	var o options
 	fs := newFlagSet(&o)
 	switch topic {
 	case "":
-		sub := pflag.NewFlagSet("", pflag.ContinueOnError)
-		for _, n := range mostUsed {
-			sub.AddFlag(fs.Lookup(n))
-		}
-		sub.SortFlags = false
-		fmt.Fprintf(w, shortHelp, sub.FlagUsagesWrapped(80))
+		fmt.Fprintf(w, shortHelp, flagUsages(fs, mostUsed, false))
 		return true
 	case "flags":
-		fmt.Fprintf(w, "capwrap [flags] -- COMMAND [ARG...]\n\nflags (each also as CAPWRAP_<NAME>):\n%s", fs.FlagUsagesWrapped(80))
+		fmt.Fprintf(w, "capwrap [flags] -- COMMAND [ARG...]\n\nflags, each with its variable (a flag beats its variable):\n%s", flagUsages(fs, allFlags(fs), true))
+		return true
+	case "env", "environment":
+		fmt.Fprint(w, "Every flag but --help and --version has a variable; a flag beats its\nvariable, an empty variable counts as unset.\n\n")
+		for _, n := range allFlags(fs) {
+			if n != "help" && n != "version" {
+				fmt.Fprintf(w, "  %-28s %s\n", envName(n), flagSynopsis(fs.Lookup(n)))
+			}
+		}
+		fmt.Fprint(w, "\nAlso read: NO_COLOR and TERM=dumb (no colour with --color auto),\nXDG_STATE_HOME and HOME (the fallback tool-outputs directory).\n")
 		return true
 	}
 	if text, ok := verbHelp[topic]; ok {
@@ -65,13 +164,9 @@ func printHelp(w io.Writer, topic string) bool {
 	if f == nil || f.Name == "help" {
 		return false
 	}
-	fmt.Fprintf(w, "--%s", f.Name)
-	if t := f.Value.Type(); t != "bool" {
-		fmt.Fprintf(w, " %s", strings.ToUpper(t))
-	}
-	fmt.Fprintf(w, "\n  %s", f.Usage)
-	if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" && f.DefValue != "0" {
-		fmt.Fprintf(w, " (default %s)", f.DefValue)
+	fmt.Fprintf(w, "%s\n  %s", flagSynopsis(f), f.Usage)
+	if d := flagDefault(f); d != "" {
+		fmt.Fprintf(w, " (default %s)", d)
 	}
 	fmt.Fprintln(w)
 	if f.Name != "version" {
@@ -108,6 +203,14 @@ buffer or drop colour when piped behave as on a terminal, while the two
 streams stay separate and byte-exact (raw mode). The ptys are not the
 command's controlling terminal: /dev/tty still reaches you.
 `,
+	"redact-env": `Repeatable on the command line. Its variable, CAPWRAP_REDACT_ENV, holds
+one name (as do CAPWRAP_REDACT_FILE and CAPWRAP_REDACT_PATTERN: one value
+each, not a list).
+`,
+	"color": `Colour applies to tee mode's summary line on stderr. auto: colour when
+stderr is a terminal, NO_COLOR is unset or empty and TERM is not dumb.
+always and never override all of that.
+`,
 	"no-redact": `Redaction masks values of environment variables whose names look secret,
 well-known credential shapes and --redact-pattern matches in the files and
 every view, as [REDACTED:kind]. --no-redact turns it off; the receipt says so.
@@ -139,6 +242,6 @@ var verbHelp = map[string]string{
 `,
 	"help": `capwrap help [FLAG-or-VERB]
   Detail on one flag (capwrap help timeout) or verb (capwrap help read);
-  capwrap help flags lists every flag.
+  capwrap help flags lists every flag, capwrap help env every variable.
 `,
 }

@@ -1,0 +1,112 @@
+# bash completion for capwrap(1). Install as
+#   $PREFIX/share/bash-completion/completions/capwrap
+# or source it from ~/.bashrc. docs_test.go keeps its flag and verb lists in
+# sync with the code.
+
+# _capwrap_ids prints the capture IDs in the tool-outputs directory: --dir
+# on the command line, else $CAPWRAP_DIR, else ./tool-outputs.
+_capwrap_ids() {
+    local dir=${CAPWRAP_DIR:-tool-outputs} i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+        --dir) dir=${COMP_WORDS[i + 1]} ;;
+        --dir=*) dir=${COMP_WORDS[i]#--dir=} ;;
+        esac
+    done
+    dir=${dir/#\~/$HOME}
+    local d
+    for d in "$dir"/2*/; do
+        [[ -d $d ]] || continue
+        d=${d%/}
+        printf '%s\n' "${d##*/}"
+    done
+}
+
+_capwrap() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+    local flags="--dir --keep --tee --preview --quiet --receipt-file --timeout
+        --kill-after --drain-timeout --stdout-chars --stderr-chars --preview-bytes
+        --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict
+        --no-redact --redact-env --redact-file --redact-pattern --no-label --pty
+        --color --help --version"
+    local verbs="list show read prune help"
+    COMPREPLY=()
+
+    # Find the first word that is not a flag (or its argument): "--", a verb
+    # or the command.
+    local i w verb="" cmd_at=0
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        case $w in
+        --) cmd_at=$((i + 1)); break ;;
+        --dir | --keep | --receipt-file | --timeout | --kill-after | --drain-timeout | \
+            --stdout-chars | --stderr-chars | --preview-bytes | --max-capture-bytes | \
+            --dir-quota | --queue-bytes | --stall-timeout | --redact-env | --redact-file | \
+            --redact-pattern | --pty | --color)
+            ((i++)) ;;
+        -*) ;;
+        list | show | read | prune | help) verb=$w; break ;;
+        *) cmd_at=$i; break ;;
+        esac
+    done
+
+    # After "--" or once a command started: that command's own completion.
+    if ((cmd_at > 0)); then
+        if declare -F _command_offset >/dev/null; then
+            _command_offset "$cmd_at"
+        elif ((COMP_CWORD == cmd_at)); then
+            mapfile -t COMPREPLY < <(compgen -c -- "$cur" | sort -u)
+        else
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        fi
+        return
+    fi
+
+    if [[ -n $verb ]]; then
+        case $verb in
+        list) mapfile -t COMPREPLY < <(compgen -W "--json" -- "$cur") ;;
+        show) mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur") ;;
+        read)
+            case $prev in
+            --stream) mapfile -t COMPREPLY < <(compgen -W "stdout stderr" -- "$cur"); return ;;
+            --offset | --limit | --lines | --grep | --max) return ;;
+            esac
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --follow --interleaved" -- "$cur")
+            else
+                mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
+            fi ;;
+        prune)
+            case $prev in
+            --id) mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur"); return ;;
+            --older-than) return ;;
+            esac
+            mapfile -t COMPREPLY < <(compgen -W "--older-than --id --dry-run" -- "$cur") ;;
+        help)
+            mapfile -t COMPREPLY < <(compgen -W "flags env ${verbs% help} ${flags//--/}" -- "$cur") ;;
+        esac
+        return
+    fi
+
+    case $prev in
+    --keep | --pty | --color)
+        mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur"); return ;;
+    --dir)
+        mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+    --receipt-file | --redact-file)
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+    --redact-env)
+        mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return ;;
+    --timeout | --kill-after | --drain-timeout | --stall-timeout | --stdout-chars | \
+        --stderr-chars | --preview-bytes | --max-capture-bytes | --dir-quota | \
+        --queue-bytes | --redact-pattern)
+        return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        mapfile -t COMPREPLY < <(compgen -W "$flags --" -- "$cur")
+    else
+        mapfile -t COMPREPLY < <(compgen -W "$verbs" -- "$cur"; compgen -c -- "$cur" | sort -u)
+    fi
+}
+
+complete -F _capwrap -o bashdefault -o default capwrap

