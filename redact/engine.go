@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"io"
 	"math"
 )
@@ -164,6 +165,7 @@ type cand struct {
 	start int64 // stream offset of the keyword
 	kw    int32 // index in matcher.kws, or -1 for the line detector at offset 0
 	from  int64 // earliest stream offset a span from it may start
+	seen  int64 // stream end at its last evaluation (0: never evaluated)
 }
 
 type span struct {
@@ -298,6 +300,15 @@ func (s *stream) settle() {
 		win := int64(det.window(kwLen))
 		end := min(s.pos, c.start+win)
 		final := s.eof || c.start+win <= s.pos
+		if !final && c.seen > 0 && end-c.start < 2*(c.seen-c.start) &&
+			bytes.IndexByte(s.buf[c.seen-s.base:end-s.base], '\n') < 0 {
+			// Re-evaluated only when its window doubled, a line ended or it
+			// is final, so one-byte writes cost O(window log window) per
+			// candidate; the decision is the same, at most a little later.
+			kept = append(kept, c)
+			continue
+		}
+		c.seen = end
 		lo := max(c.start-2, 0)
 		s.curStart = c.start
 		pending, from := det.eval(s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
@@ -320,6 +331,20 @@ func (s *stream) settle() {
 			sp.ext.mode = extNone
 		}
 	}
+	// Every span still open now ends at pos; two with the same extender
+	// state will grow alike, so the later one adds nothing to their union
+	// but its limit: keep the earlier with the larger limit.
+	kept2 := s.spans[:0]
+	for _, sp := range s.spans {
+		if sp.ext.mode != extNone {
+			if j := sameOpen(kept2, &sp); j >= 0 {
+				kept2[j].ext.limit = max(kept2[j].ext.limit, sp.ext.limit)
+				continue
+			}
+		}
+		kept2 = append(kept2, sp)
+	}
+	s.spans = kept2
 
 	// The frontier: no span not yet decided can start before f.
 	f := s.pos - int64(s.m.ac.depth[s.st])
@@ -336,11 +361,25 @@ func (s *stream) settle() {
 	for _, c := range s.cands {
 		keep = min(keep, c.start-2)
 	}
-	if keep > s.base {
+	// Only when the dead prefix is at least as long as what stays, so that
+	// one-byte writes do not copy the whole window each time (amortized O(1)
+	// per byte).
+	if keep > s.base && keep-s.base >= s.pos-keep {
 		n := copy(s.buf, s.buf[keep-s.base:])
 		s.buf = s.buf[:n]
 		s.base = keep
 	}
+}
+
+// sameOpen returns the index of an open span in spans that grows like sp.
+func sameOpen(spans []span, sp *span) int {
+	for j := len(spans) - 1; j >= 0; j-- {
+		o := &spans[j]
+		if o.ext.mode == sp.ext.mode && o.ext.set == sp.ext.set && o.ext.m == sp.ext.m && o.e == sp.e {
+			return j
+		}
+	}
+	return -1
 }
 
 // release writes out everything before the frontier f that is final.

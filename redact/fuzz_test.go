@@ -112,7 +112,7 @@ func FuzzPlantedSecret(f *testing.F) {
 	f.Add([]byte("before "), []byte(" after"), uint8(0), []byte{1})
 	f.Add([]byte("x"), []byte("AKIA"), uint8(4), []byte{3, 255})
 	f.Add([]byte("-----BEGIN "), []byte("password"), uint8(8), []byte{0})
-	f.Add(benchLog(2000, 0), benchLog(3000, 7), uint8(5), []byte{100, 200})
+	f.Add([]byte("tests/test_api.py::test_password PASSED\n"), []byte("E   token=\n"), uint8(9), []byte{100, 200})
 	f.Fuzz(func(t *testing.T, prefix, suffix []byte, which uint8, cuts []byte) {
 		pl := plantable[int(which)%len(plantable)]
 		in := string(prefix) + pl.before + pl.secret + pl.after + string(suffix)

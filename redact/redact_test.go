@@ -369,8 +369,11 @@ func TestBytesPassUnchanged(t *testing.T) {
 // out after each Write, and bytes written out are never rewritten.
 func TestHoldbackBounded(t *testing.T) {
 	p := mustPolicy(t, Options{Environ: []string{"API_TOKEN=tok-123456"}, Patterns: []string{"foo[0-9]+"}})
-	if h := p.Holdback(); h < 64 || h > 8192 {
-		t.Fatalf("Holdback = %d", h)
+	if h := mustPolicy(t, Options{}).Holdback(); h != 4096 {
+		t.Errorf("built-in Holdback = %d, documented 4096", h)
+	}
+	if h := p.Holdback(); h != lineMax+1 {
+		t.Fatalf("Holdback with a pattern = %d, documented 4097", h)
 	}
 	in := benchLog(256<<10, 50)
 	var out bytes.Buffer

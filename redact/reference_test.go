@@ -6,7 +6,8 @@ import (
 )
 
 // reference is the whole-buffer redactor the streaming Writer must agree
-// with: it finds every keyword occurrence by brute force, asks the same
+// with: it finds every keyword occurrence with bytes.Index (on an ASCII
+// lower-cased copy for case-insensitive keywords), asks the same
 // detectors for their spans over the whole rest of the buffer, unites the
 // spans and writes one marker per merged run. It shares the detectors (the
 // catalogue's definition) but none of the streaming machinery.
@@ -21,12 +22,22 @@ func reference(m *matcher, in []byte) ([]byte, int64) {
 			panic("detector pending on a final window")
 		}
 	}
+	folded := make([]byte, len(in))
+	for i, c := range in {
+		folded[i] = fold(c)
+	}
 	for _, k := range m.kws {
 		n := len(k.text)
+		hay, needle := in, k.text
+		if !k.exact {
+			hay, needle = folded, bytes.ToLower(k.text)
+		}
 		for i := 0; i+n <= len(in); i++ {
-			if k.exact && !bytes.Equal(in[i:i+n], k.text) || !k.exact && !asciiEqualFold(in[i:i+n], k.text) {
-				continue
+			j := bytes.Index(hay[i:], needle)
+			if j < 0 {
+				break
 			}
+			i += j
 			if k.det == nil {
 				sink.spans = append(sink.spans, span{s: int64(i), e: int64(i + n), kind: k.kind})
 				continue
@@ -77,16 +88,4 @@ func (r *refSink) add(s, e int, kind int32, ext extender) {
 		sp.e += int64(n)
 	}
 	r.spans = append(r.spans, sp)
-}
-
-func asciiEqualFold(a, b []byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if fold(a[i]) != fold(b[i]) {
-			return false
-		}
-	}
-	return true
 }

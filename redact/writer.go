@@ -13,9 +13,11 @@ var ErrClosed = errors.New("redact: write after close")
 // other byte unchanged (invalid UTF-8, NUL, ANSI escapes and CR included).
 //
 // Its output is the same however the input is split into writes. It holds
-// back at most Policy.Holdback() bytes (4096 unless a literal secret form is
-// longer) of text that may still turn out to be part of a secret, and
-// releases them once decided; bytes it has written are never rewritten.
+// back at most Policy.Holdback() bytes (4096 for the built-in rules, 4097
+// with a --redact-pattern, more only for a longer literal secret form) of
+// text that may still turn out to be part of a secret, and releases them once
+// decided; bytes it has written are never rewritten. Its memory is about
+// 64 KiB plus twice the holdback, whatever the size of a Write.
 // A context rule holds back only what follows its keyword, so a prompt such
 // as "Password: " is written at once. A secret too long for the window
 // (a line longer than 4096 bytes when a line pattern applies, a private-key
