@@ -5,6 +5,17 @@ package redact
 // detector that decides. Keywords marked exact are case-sensitive; the others
 // match in any ASCII case. The tests hold, for every entry, a format-valid
 // fake that must be masked and a near miss that must not be.
+//
+// Decisions on near misses: token shapes need their exact length and
+// alphabet and must not sit inside a longer word (git hashes and UUIDs never
+// match); sk_test_/rk_test_/pk_live_ are not live secret keys. Assignments
+// (password=, secret:, token=, api_key:, also "--password VALUE") mask the
+// value only, and leave alone: an empty value, a placeholder (****, xxxx,
+// $VAR, ${VAR}, %s, {{x}}, <angle>, {brace}, null, none, true, false, an
+// earlier [REDACTED marker), a longer key word (tokenizer, passwords), a path
+// (/etc/passwd:), a comparison (password == x), prose after a colon
+// ("passwd: all tokens updated"), and for secret/token/api-key a value under
+// 8 bytes or all digits (max_tokens: 4096). Passwords of any length count.
 
 // catalogueEntry is one named credential shape.
 type catalogueEntry struct {

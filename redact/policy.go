@@ -49,8 +49,8 @@ type Options struct {
 }
 
 // MinEnvValue is the shortest value, in bytes, of a secret-looking
-// environment variable that is masked; shorter ones ("1", "true") would mask
-// too much ordinary text.
+// environment variable that is masked (SPEC §6 source 1); shorter ones ("1",
+// "true") would mask too much ordinary text.
 const MinEnvValue = 6
 
 // minVariant is the shortest value, in bytes, whose encoded forms (base64,
@@ -72,8 +72,8 @@ func SecretName(name string) bool {
 	return strings.HasSuffix(u, "_KEY")
 }
 
-// Policy is a compiled set of redaction rules. It is immutable and safe for
-// concurrent use; each stream gets its own Writer.
+// Policy is a compiled set of redaction rules (SPEC §6). It is immutable and
+// safe for concurrent use; each stream gets its own Writer.
 type Policy struct {
 	m *matcher
 }
@@ -94,8 +94,17 @@ func (k *kinds) id(name string) int32 {
 	return id
 }
 
-// NewPolicy compiles opt and the built-in catalogue. The only error is an
-// invalid pattern, reported as `invalid --redact-pattern "a(": ...`.
+// NewPolicy compiles opt and the built-in catalogue (SPEC §6). The only error
+// is an invalid pattern, reported as `invalid --redact-pattern "a(": ...`;
+// the caller should refuse to start the command then.
+//
+// Markers: a catalogue match writes "[REDACTED:<catalogue kind>]" (see
+// Catalogue), an environment value "[REDACTED:env:NAME]" (the variable's
+// name, never its value), a --redact-file value "[REDACTED:value]", a
+// pattern "[REDACTED:pattern]", and the dropped rest of an over-long line
+// under a pattern "[REDACTED:undecidable]". When secrets overlap or touch,
+// one marker covers them all and names the one that starts first (the
+// catalogue before literal values at the same byte).
 func NewPolicy(opt Options) (*Policy, error) {
 	k := &kinds{ids: map[string]int32{}}
 	var kws []keyword

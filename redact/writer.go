@@ -60,6 +60,7 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// Replaced returns how many markers have been written so far: overlapping
-// and adjacent secrets merged into one marker count once.
+// Replaced returns how many markers have been written so far (the receipt's
+// redaction.replaced, SPEC §7): overlapping and adjacent secrets merged into
+// one marker count once.
 func (w *Writer) Replaced() int64 { return w.replaced.Load() }
