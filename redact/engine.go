@@ -192,6 +192,7 @@ type stream struct {
 
 	curStart int64 // start of the candidate under evaluation, for add
 	replaced int64
+	seen     seenSecrets // the bytes of replaced secrets, bounded
 	eof      bool
 	err      error
 }
@@ -400,6 +401,9 @@ func (s *stream) release(f int64) {
 				kept = append(kept, sp)
 			}
 			s.spans = kept
+			if end := min(max(s.rel, s.runEnd), s.pos); end > s.rel {
+				s.seen.add(s.buf[s.rel-s.base : end-s.base])
+			}
 			s.rel = max(s.rel, s.runEnd)
 			if open || f <= s.runEnd {
 				return
@@ -420,6 +424,7 @@ func (s *stream) release(f int64) {
 		}
 		s.out(s.m.markers[s.spans[0].kind])
 		s.replaced++
+		s.seen.next()
 		s.inRun = true
 		s.runEnd = next
 	}
