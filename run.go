@@ -106,10 +106,20 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		preview.NewKeeper(o.stdoutChars),
 		preview.NewKeeper(o.stdoutChars + o.stderrChars), // stdout's unused budget may flow here (SPEC §5)
 	}
+	// The arrival index records the order in which sanitized chunks reach
+	// the capture (`capwrap read --interleaved`, SPEC §8); without it the
+	// capture goes on.
+	arrival, err := c.Arrival(time.Now())
+	if err != nil {
+		d.warnf("cannot record the arrival order in %s: %v", c.Path(), unwrapPath(err))
+	}
 	var lives [2]*liveWriter
 	var sinks [2]*sink
 	for i, name := range []string{"stdout", "stderr"} {
 		ws := []io.Writer{c.Stream(name), keepers[i]}
+		if arrival != nil {
+			ws = append(ws, arrival.Writer(name))
+		}
 		if mode == modeTee {
 			lives[i] = &liveWriter{w: []*os.File{stdout, stderr}[i]}
 			ws = append(ws, lives[i])
@@ -135,6 +145,9 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	})
 	for _, s := range sinks {
 		s.Close() // end of stream: release what the redactor held back
+	}
+	if err := arrival.Close(); err != nil {
+		d.warnf("arrival order of %s: %v", c.ID(), err)
 	}
 	if res.StartErr != nil {
 		reportStartError(d, argv[0], res)

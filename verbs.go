@@ -1,7 +1,32 @@
 package main
 
+// The secondary verbs of SPEC §8: list, show, read (read.go) and prune read
+// captures back from the tool-outputs directory and, for prune, delete
+// them. They open an existing directory (never create one) and reach every
+// file through the store's os.Root. Their usage errors (bad flags, unknown
+// or ambiguous ID, no tool-outputs directory) exit 2; a failure to read
+// exits 1.
+
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/spf13/pflag"
+
+	"github.com/capwrap/capwrap/store"
+)
+
+// Exit statuses of the verbs (SPEC §8).
+const (
+	verbFailed = 1 // the verb could not do its job (I/O error, running capture)
+	verbUsage  = 2 // bad flags or arguments, unknown or ambiguous ID, no directory
 )
 
 // runVerb runs a secondary verb (SPEC §8). Usage errors of verbs exit 2.
@@ -19,7 +44,489 @@ func runVerb(name string, args []string, o *options, stdout, stderr *os.File) in
 			return 2
 		}
 		return 0
+	case "list":
+		return verbList(args, o, stdout, d)
+	case "show":
+		return verbShow(args, o, stdout, d)
+	case "read":
+		return verbRead(args, o, stdout, d)
+	case "prune":
+		return verbPrune(args, o, stdout, d)
 	}
-	d.errorf("%s is not implemented yet", name)
-	return 2
+	d.errorf("unknown verb %s", name)
+	return verbUsage
+}
+
+// verbFlags is the flag set of one verb: errors returned, not printed;
+// flags and the ID in any order.
+func verbFlags(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	return fs
+}
+
+// parseVerb parses a verb's flags and checks it got exactly nargs
+// arguments; on failure it has said why and returns false.
+func parseVerb(fs *pflag.FlagSet, args []string, nargs int, usage string, d diag) bool {
+	if err := fs.Parse(args); err != nil {
+		d.errorf("%s: %s", fs.Name(), flagError(err))
+		d.hintf("usage: %s (capwrap help %s)", usage, fs.Name())
+		return false
+	}
+	if fs.NArg() != nargs {
+		if fs.NArg() < nargs {
+			d.errorf("%s: missing capture ID", fs.Name())
+		} else {
+			d.errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(nargs))
+		}
+		d.hintf("usage: %s (capwrap help %s)", usage, fs.Name())
+		return false
+	}
+	return true
+}
+
+// openCaptures opens the tool-outputs directory chosen by --dir or
+// CAPWRAP_DIR (SPEC §4) for reading back. A missing directory is an error,
+// not created; when the location was not chosen and ./tool-outputs is
+// missing, the fallback location of SPEC §4 is used if it exists.
+func openCaptures(o *options, d diag) (*store.Dir, int) {
+	path, chosen := store.Locate(o.dir, os.Getenv)
+	dir, err := store.OpenExisting(path)
+	if errors.Is(err, store.ErrNoDir) && !chosen {
+		if fb := store.FallbackPath(os.Getenv); fb != "" {
+			if fdir, ferr := store.OpenExisting(fb); ferr == nil {
+				d.warnf("%s does not exist; reading the captures in %s", path, fb)
+				return fdir, 0
+			}
+		}
+	}
+	switch {
+	case errors.Is(err, store.ErrNoDir):
+		d.errorf("no captures in %s: it does not exist", path)
+		d.hintf("pass --dir or set CAPWRAP_DIR to the tool-outputs directory of the captures")
+		return nil, verbUsage
+	case err != nil:
+		d.errorf("cannot read tool-outputs directory %s: %v", path, unwrapPath(err))
+		return nil, verbUsage
+	}
+	return dir, 0
+}
+
+// resolveID turns a unique prefix into a full capture ID (SPEC §8), or
+// says why not: usage errors, exit 2.
+func resolveID(dir *store.Dir, prefix string, d diag) (string, int) {
+	id, err := dir.Lookup(prefix)
+	switch {
+	case err == nil:
+		return id, 0
+	case errors.Is(err, store.ErrBadID):
+		d.errorf("%q is not a capture id", prefix)
+		d.hintf("IDs look like 20261130T030612Z-k3j4h5g6x2, or any unique prefix of one; capwrap list shows them")
+	case errors.Is(err, store.ErrUnknownID):
+		d.errorf("no capture %s in %s", prefix, dir.Path())
+		d.hintf("capwrap list shows the captures")
+	case errors.Is(err, store.ErrAmbiguousID):
+		d.errorf("capture id %s is ambiguous: %v", prefix, strings.TrimSuffix(err.Error(), ": "+store.ErrAmbiguousID.Error()))
+		d.hintf("give more characters of the ID; capwrap list shows them")
+	default:
+		d.errorf("cannot read %s: %v", dir.Path(), unwrapPath(err))
+		return "", verbFailed
+	}
+	return "", verbUsage
+}
+
+// captureState is the capture column of `capwrap list`: running,
+// complete, "partial (REASON)", "partial (abandoned)".
+func captureState(e store.Entry) (state string, reason *string) {
+	switch {
+	case e.Running:
+		return "running", nil
+	case e.Abandoned:
+		return store.StatePartial, ptr(store.ReasonAbandoned)
+	case e.Receipt == nil:
+		return "unknown", nil
+	}
+	return e.Receipt.Capture.State, e.Receipt.Capture.Reason
+}
+
+// processState is the process column: "running", "exited 3",
+// "signaled SIGKILL", "timeout SIGTERM", or "unknown" for an abandoned
+// capture, whose writer died before it learnt the outcome.
+func processState(e store.Entry) (state string, code *int, signal *string) {
+	switch {
+	case e.Running:
+		return "running", nil, nil
+	case e.Abandoned || e.Receipt == nil:
+		return "unknown", nil, nil
+	}
+	p := e.Receipt.Process
+	return p.State, p.ExitCode, p.Signal
+}
+
+// endedAt is when a capture last changed: the receipt's ended_at, else
+// (abandoned) the last write to its stream files, else (running) now.
+func endedAt(dir *store.Dir, e store.Entry, now time.Time) time.Time {
+	if e.Running {
+		return now
+	}
+	if e.Final && e.Receipt != nil && e.Receipt.EndedAt != nil {
+		if t, err := time.Parse(time.RFC3339Nano, *e.Receipt.EndedAt); err == nil {
+			return t
+		}
+	}
+	t := startedAt(e)
+	for _, f := range []store.FileEntry{e.Stdout, e.Stderr} {
+		if f.Name == "" {
+			continue
+		}
+		if fi, err := dir.Root().Lstat(e.ID + "/" + f.Name); err == nil && fi.ModTime().After(t) {
+			t = fi.ModTime()
+		}
+	}
+	return t
+}
+
+// startedAt is the time in the capture's ID (UTC, to the second).
+func startedAt(e store.Entry) time.Time {
+	t, _ := time.Parse("20060102T150405Z", e.ID[:16])
+	return t
+}
+
+// shortAge formats d as the list's AGE column: 45s, 12m, 3h, 2d.
+func shortAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// displayCommand renders a sanitized argv on one line for a terminal:
+// shell-quoted, control characters escaped, cut to max characters.
+func displayCommand(argv []string, max int) string {
+	if len(argv) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		parts[i] = shellQuote(a)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range strings.Join(parts, " ") {
+		s := string(r)
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			s = strings.Trim(fmt.Sprintf("%q", r), "'")
+		}
+		if n+utf8.RuneCountInString(s) > max {
+			b.WriteString("…")
+			break
+		}
+		b.WriteString(s)
+		n += utf8.RuneCountInString(s)
+	}
+	return b.String()
+}
+
+// listItem is one capture in `capwrap list --json`.
+type listItem struct {
+	ID          string      `json:"id"`
+	Dir         string      `json:"dir"`
+	Running     bool        `json:"running"`
+	Process     listProcess `json:"process"`
+	Capture     listCapture `json:"capture"`
+	StdoutBytes *int64      `json:"stdout_bytes"`
+	StderrBytes *int64      `json:"stderr_bytes"`
+	StartedAt   string      `json:"started_at"`
+	EndedAt     *string     `json:"ended_at"`
+	AgeSeconds  int64       `json:"age_seconds"`
+	Command     []string    `json:"command"`
+	ReceiptErr  *string     `json:"receipt_error,omitempty"`
+}
+
+type listProcess struct {
+	State    string  `json:"state"`
+	ExitCode *int    `json:"exit_code"`
+	Signal   *string `json:"signal"`
+}
+
+type listCapture struct {
+	State  string  `json:"state"`
+	Reason *string `json:"reason"`
+}
+
+// verbList is `capwrap list [--json]` (SPEC §8): the captures, newest
+// first, with process state, capture state, sizes, age and command.
+func verbList(args []string, o *options, stdout io.Writer, d diag) int {
+	fs := verbFlags("list")
+	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
+	if !parseVerb(fs, args, 0, "capwrap list [--json]", d) {
+		return verbUsage
+	}
+	dir, st := openCaptures(o, d)
+	if dir == nil {
+		return st
+	}
+	defer dir.Close()
+	entries, err := dir.List()
+	if err != nil {
+		d.errorf("cannot list %s: %v", dir.Path(), unwrapPath(err))
+		return verbFailed
+	}
+	now := time.Now()
+	items := make([]listItem, 0, len(entries))
+	for _, e := range entries {
+		it := listItem{ID: e.ID, Dir: dir.Path() + "/" + e.ID, Running: e.Running, StartedAt: startedAt(e).Format(time.RFC3339)}
+		it.Process.State, it.Process.ExitCode, it.Process.Signal = processState(e)
+		it.Capture.State, it.Capture.Reason = captureState(e)
+		if e.Stdout.Name != "" {
+			it.StdoutBytes = ptr(e.Stdout.Size)
+		}
+		if e.Stderr.Name != "" {
+			it.StderrBytes = ptr(e.Stderr.Size)
+		}
+		if e.Receipt != nil {
+			it.Command = e.Receipt.Command
+			if e.Receipt.StartedAt != nil {
+				it.StartedAt = *e.Receipt.StartedAt
+			}
+		}
+		if e.ReceiptErr != nil {
+			it.ReceiptErr = ptr(e.ReceiptErr.Error())
+		}
+		end := endedAt(dir, e, now)
+		if !e.Running {
+			it.EndedAt = ptr(end.UTC().Format(time.RFC3339Nano))
+			if e.Final && e.Receipt != nil && e.Receipt.EndedAt != nil {
+				it.EndedAt = e.Receipt.EndedAt
+			}
+			it.AgeSeconds = int64(now.Sub(end).Seconds())
+		} else {
+			it.AgeSeconds = int64(now.Sub(startedAt(e)).Seconds())
+		}
+		items = append(items, it)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(items); err != nil {
+			d.errorf("cannot write the list: %v", err)
+			return verbFailed
+		}
+		return 0
+	}
+	if len(items) == 0 {
+		d.hintf("no captures in %s", dir.Path())
+		return 0
+	}
+	fmt.Fprintf(stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", "ID", "PROCESS", "CAPTURE", "STDOUT", "STDERR", "AGE", "COMMAND")
+	for _, it := range items {
+		proc := it.Process.State
+		switch {
+		case it.Process.Signal != nil:
+			proc += " " + *it.Process.Signal
+		case it.Process.ExitCode != nil:
+			proc += fmt.Sprintf(" %d", *it.Process.ExitCode)
+		}
+		capState := it.Capture.State
+		if it.Capture.Reason != nil {
+			capState += " (" + *it.Capture.Reason + ")"
+		}
+		size := func(p *int64) string {
+			if p == nil {
+				return "-"
+			}
+			return humanBytes(*p)
+		}
+		fmt.Fprintf(stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", it.ID, proc, capState,
+			size(it.StdoutBytes), size(it.StderrBytes), shortAge(time.Duration(it.AgeSeconds)*time.Second), displayCommand(it.Command, 60))
+	}
+	return 0
+}
+
+// verbShow is `capwrap show ID` (SPEC §8): receipt.json as written; for a
+// running capture the live receipt with the sizes committed so far; for an
+// abandoned one the live receipt marked partial (abandoned).
+func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
+	fs := verbFlags("show")
+	if !parseVerb(fs, args, 1, "capwrap show ID", d) {
+		return verbUsage
+	}
+	dir, st := openCaptures(o, d)
+	if dir == nil {
+		return st
+	}
+	defer dir.Close()
+	id, st := resolveID(dir, fs.Arg(0), d)
+	if st != 0 {
+		return st
+	}
+	e, err := dir.Entry(id)
+	if err != nil {
+		d.errorf("cannot read capture %s: %v", id, unwrapPath(err))
+		return verbFailed
+	}
+	if e.Final {
+		b, err := dir.ReadReceipt(id, false)
+		if err != nil {
+			d.errorf("cannot read %s/%s/receipt.json: %v", dir.Path(), id, unwrapPath(err))
+			return verbFailed
+		}
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, '\n')
+		}
+		stdout.Write(b)
+		return 0
+	}
+	rc := e.Receipt
+	if rc == nil {
+		// No live receipt yet (the child is being started) or unreadable.
+		path := dir.Path() + "/" + id
+		rc = &store.Receipt{Schema: store.Schema, ID: &id, Dir: &path, Process: store.Process{State: "running"}, Capture: store.CaptureState{State: "pending"}}
+		if e.ReceiptErr != nil && !errors.Is(e.ReceiptErr, os.ErrNotExist) {
+			d.warnf("cannot read %s/receipt.live.json: %v", path, unwrapPath(e.ReceiptErr))
+		}
+	}
+	for _, s := range []struct {
+		f  store.FileEntry
+		st *store.Stream
+	}{{e.Stdout, &rc.Streams.Stdout}, {e.Stderr, &rc.Streams.Stderr}} {
+		if s.f.Name == "" {
+			continue
+		}
+		s.st.CommittedBytes = ptr(s.f.Size)
+		s.st.File = ptr(s.f.Path)
+	}
+	if e.Abandoned {
+		rc.Capture = store.CaptureState{State: store.StatePartial, Reason: ptr(store.ReasonAbandoned)}
+		if rc.Process.Reason == nil {
+			rc.Process.Reason = ptr("unknown: capwrap ended without writing the receipt")
+		}
+		d.warnf("capture %s was abandoned: capwrap ended without a receipt; its files hold the bytes committed", id)
+	} else {
+		d.hintf("capture %s is still running: the live receipt, with the bytes committed so far", id)
+	}
+	b, err := rc.MarshalPretty()
+	if err != nil {
+		d.errorf("%v", err)
+		return verbFailed
+	}
+	stdout.Write(b)
+	return 0
+}
+
+// verbPrune is `capwrap prune --older-than DURATION | --id ID [--dry-run]`
+// (SPEC §8), the only verb that deletes. A running capture is never
+// touched. Age is the time since the capture ended (for an abandoned one,
+// since its last write).
+func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
+	const usage = "capwrap prune --older-than DURATION | --id ID [--dry-run]"
+	fs := verbFlags("prune")
+	olderThan := fs.Duration("older-than", 0, "delete the captures that ended longer ago than this")
+	idFlag := fs.String("id", "", "delete this capture (any unique prefix of its ID)")
+	dryRun := fs.Bool("dry-run", false, "print what would be deleted, delete nothing")
+	if !parseVerb(fs, args, 0, usage, d) {
+		return verbUsage
+	}
+	byAge, byID := fs.Changed("older-than"), fs.Changed("id")
+	switch {
+	case byAge == byID:
+		d.errorf("prune: give exactly one of --older-than and --id")
+		d.hintf("usage: %s", usage)
+		return verbUsage
+	case byAge && *olderThan < 0:
+		d.errorf("prune: invalid --older-than %v: must not be negative", *olderThan)
+		return verbUsage
+	}
+	dir, st := openCaptures(o, d)
+	if dir == nil {
+		return st
+	}
+	defer dir.Close()
+
+	var targets []store.Entry
+	running := 0
+	if byID {
+		id, st := resolveID(dir, *idFlag, d)
+		if st != 0 {
+			return st
+		}
+		e, err := dir.Entry(id)
+		if err != nil {
+			d.errorf("cannot read capture %s: %v", id, unwrapPath(err))
+			return verbFailed
+		}
+		if e.Running {
+			d.errorf("capture %s is running: prune never touches a running capture", id)
+			return verbFailed
+		}
+		targets = append(targets, e)
+	} else {
+		entries, err := dir.List()
+		if err != nil {
+			d.errorf("cannot list %s: %v", dir.Path(), unwrapPath(err))
+			return verbFailed
+		}
+		now := time.Now()
+		for _, e := range entries {
+			switch {
+			case e.Running:
+				running++
+			case now.Sub(endedAt(dir, e, now)) > *olderThan:
+				targets = append(targets, e)
+			}
+		}
+	}
+
+	verb := "removed"
+	if *dryRun {
+		verb = "would remove"
+	}
+	var freed int64
+	n, status := 0, 0
+	for _, e := range targets {
+		size := e.Stdout.Size + e.Stderr.Size
+		state, reason := captureState(e)
+		if reason != nil {
+			state += " (" + *reason + ")"
+		}
+		if !*dryRun {
+			if err := dir.Remove(e.ID); err != nil {
+				if errors.Is(err, store.ErrRunning) {
+					d.warnf("capture %s started running again; not touched", e.ID)
+				} else {
+					d.errorf("cannot remove %s/%s: %v", dir.Path(), e.ID, unwrapPath(err))
+					status = verbFailed
+				}
+				continue
+			}
+		}
+		n++
+		freed += size
+		fmt.Fprintf(stdout, "%s %s  %s  %s\n", verb, e.ID, humanBytes(size), state)
+	}
+	what := "freed"
+	if *dryRun {
+		what = "would free"
+	}
+	fmt.Fprintf(stdout, "%d capture%s, %s %s", n, plural(n), what, humanBytes(freed))
+	if running > 0 {
+		fmt.Fprintf(stdout, "; %d running capture%s not touched", running, plural(running))
+	}
+	fmt.Fprintln(stdout)
+	return status
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
