@@ -60,7 +60,15 @@ func newTermSession(t *testing.T) *termSession {
 	}
 	bin := termCapwrap(t)
 	s := &termSession{t: t, socket: fmt.Sprintf("capwrap-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-")), dir: t.TempDir()}
-	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	t.Cleanup(func() {
+		exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+		// kill-server leaves the socket file behind.
+		tmp := os.Getenv("TMUX_TMPDIR")
+		if tmp == "" {
+			tmp = "/tmp"
+		}
+		os.Remove(filepath.Join(tmp, fmt.Sprintf("tmux-%d", os.Getuid()), s.socket))
+	})
 	rc := filepath.Join(t.TempDir(), "bashrc")
 	if err := os.WriteFile(rc, []byte("PS1='PROMPT$ '\n"), 0o644); err != nil {
 		t.Fatal(err)
