@@ -226,14 +226,38 @@ func isVerb(w string) bool {
 	return false
 }
 
-// versionString is the stamped version, else the module version that
-// go install recorded, else "dev".
+// versionString is the stamped version (make build), else the module version
+// that go install recorded, else "dev+REVISION" from the VCS stamp of a
+// build in a checkout, else "dev".
 func versionString() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "dev"
+	// go build or go install in a checkout: name the commit it was built from.
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	switch {
+	case rev == "":
+		return "dev"
+	case dirty:
+		return "dev+" + rev + "-dirty"
+	}
+	return "dev+" + rev
 }
