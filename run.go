@@ -143,8 +143,17 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 			}
 		},
 	})
+	var seen [][]byte
 	for _, s := range sinks {
 		s.Close() // end of stream: release what the redactor held back
+		if s.r != nil {
+			seen = append(seen, s.r.Seen()...)
+		}
+	}
+	// Pieces of a secret the output revealed are masked in the label too
+	// (a command may print a credential in parts).
+	for i := range rc.Command {
+		rc.Command[i] = redact.MaskSeen(rc.Command[i], seen)
 	}
 	if err := arrival.Close(); err != nil {
 		d.warnf("arrival order of %s: %v", c.ID(), err)
