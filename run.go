@@ -20,6 +20,13 @@ import (
 	"github.com/capwrap/capwrap/wrap"
 )
 
+// liveReceiptDelay is how long after the spawn receipt.live.json is written
+// (SPEC §4 "at launch"). A command that has ended and been drained by then
+// needs none: its receipt.json follows at once, or nothing is kept, and the
+// fsync a live receipt costs (about 1 ms here) would double what a quick
+// "capwrap -- true" adds. The capture's lock tells it is running meanwhile.
+const liveReceiptDelay = 25 * time.Millisecond
+
 // Presentation modes (SPEC §2).
 const (
 	modePreview = "preview"
@@ -58,7 +65,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 
 	// Everything that can refuse the run is checked before the command
 	// starts and before anything is created (SPEC §3: exit 125).
-	policy, err := redactionPolicy(o)
+	policyReady, err := redactionPolicy(o)
 	if err != nil {
 		d.errorf("%v", err)
 		return exitUsage
@@ -90,6 +97,12 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		return exitUsage
 	}
 
+	policy, err := policyReady()
+	if err != nil { // not expected: CheckPatterns has passed
+		c.Discard()
+		d.errorf("%v", err)
+		return exitUsage
+	}
 	label := []string(nil)
 	if !o.noLabel {
 		label = make([]string, len(argv))
@@ -127,6 +140,8 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		sinks[i] = policy.newSink(io.MultiWriter(ws...))
 	}
 
+	liveWritten := make(chan struct{})
+	var liveTimer *time.Timer
 	res := wrap.Run(wrap.Config{
 		Args:         argv,
 		Stdout:       sinks[0],
@@ -137,12 +152,21 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		Foreground:   isatty.IsTerminal(stdin.Fd()) && wrap.InForeground(int(stdin.Fd())),
 		PTY:          usePTY,
 		OnStart: func(pid int) {
-			rc.Process.PID = &pid
-			if err := c.WriteLiveReceipt(rc); err != nil {
-				d.warnf("cannot write %s: %v", c.Path()+"/receipt.live.json", err)
-			}
+			// Written while the child runs, from a copy, since rc is
+			// filled in further when the child ends; see liveReceiptDelay.
+			live := *rc
+			live.Process.PID = &pid
+			liveTimer = time.AfterFunc(liveReceiptDelay, func() {
+				defer close(liveWritten)
+				if err := c.WriteLiveReceipt(&live); err != nil {
+					d.warnf("cannot write %s: %v", c.Path()+"/receipt.live.json", err)
+				}
+			})
 		},
 	})
+	if liveTimer != nil && !liveTimer.Stop() {
+		<-liveWritten // before the capture is finalized or discarded
+	}
 	var seen [][]byte
 	for _, s := range sinks {
 		s.Close() // end of stream: release what the redactor held back
@@ -297,11 +321,14 @@ type redactionConfig struct {
 	p *redact.Policy
 }
 
-// redactionPolicy builds the policy of SPEC §6 from the flags, reading
-// --redact-file values. Errors (unreadable file, bad pattern) refuse the run.
-func redactionPolicy(o *options) (*redactionConfig, error) {
+// redactionPolicy starts building the policy of SPEC §6 from the flags and
+// returns a function that waits for it. What can refuse the run (an
+// unreadable --redact-file, a bad --redact-pattern) is checked before it
+// returns; compiling the catalogue (a few hundred microseconds) then
+// overlaps with preparing the capture.
+func redactionPolicy(o *options) (func() (*redactionConfig, error), error) {
 	if o.noRedact {
-		return nil, nil
+		return func() (*redactionConfig, error) { return nil, nil }, nil
 	}
 	var values []string
 	for _, f := range o.redactFile {
@@ -315,16 +342,28 @@ func redactionPolicy(o *options) (*redactionConfig, error) {
 			}
 		}
 	}
-	p, err := redact.NewPolicy(redact.Options{
-		Environ:  os.Environ(),
-		EnvNames: o.redactEnv,
-		Values:   values,
-		Patterns: o.redactPat,
-	})
-	if err != nil {
+	if err := redact.CheckPatterns(o.redactPat); err != nil {
 		return nil, err
 	}
-	return &redactionConfig{p}, nil
+	var p *redact.Policy
+	var perr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p, perr = redact.NewPolicy(redact.Options{
+			Environ:  os.Environ(),
+			EnvNames: o.redactEnv,
+			Values:   values,
+			Patterns: o.redactPat,
+		})
+	}()
+	return func() (*redactionConfig, error) {
+		<-done
+		if perr != nil {
+			return nil, perr
+		}
+		return &redactionConfig{p}, nil
+	}, nil
 }
 
 func (r *redactionConfig) newSink(w io.Writer) *sink {

@@ -94,6 +94,27 @@ func (k *kinds) id(name string) int32 {
 	return id
 }
 
+// CheckPatterns reports the first of patterns that is not a valid regular
+// expression (RE2 syntax), in NewPolicy's words. It lets a caller refuse a
+// bad --redact-pattern at once and compile the policy itself in the
+// background, since NewPolicy fails for no other reason.
+func CheckPatterns(patterns []string) error {
+	for _, p := range patterns {
+		if _, err := compilePattern(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func compilePattern(p string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, fmt.Errorf("invalid --redact-pattern %q: %v", p, err)
+	}
+	return re, nil
+}
+
 // NewPolicy compiles opt and the built-in catalogue (SPEC §6). The only error
 // is an invalid pattern, reported as `invalid --redact-pattern "a(": ...`;
 // the caller should refuse to start the command then.
@@ -160,9 +181,9 @@ func NewPolicy(opt Options) (*Policy, error) {
 	// Patterns.
 	var lineRes []*regexp.Regexp
 	for _, p := range opt.Patterns {
-		re, err := regexp.Compile(p)
+		re, err := compilePattern(p)
 		if err != nil {
-			return nil, fmt.Errorf("invalid --redact-pattern %q: %v", p, err)
+			return nil, err
 		}
 		lit, complete := re.LiteralPrefix()
 		switch {
