@@ -229,16 +229,27 @@ var verbHelp = map[string]string{
 `,
 	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
                 [--lines A:B] [--grep REGEX [--max N]] [--follow] [--interleaved]
-  Bounded reads of a capture's stream: by byte range, by line range (1-based,
-  inclusive; negative counts from the end: --lines -50: is the last 50 lines)
-  or by regular expression. Output never exceeds --limit (default 64K); the
-  next offset and whether the stream is final go to stderr. --interleaved
-  merges stdout and stderr in the order capwrap received them, chunk by chunk
-  (the order of arrival at capwrap, not the order the command wrote them).
+  Bounded reads of a capture's stream (default stdout): by byte range
+  (--offset, sizes like 64K accepted), by line range (--lines A:B, 1-based,
+  inclusive; negative counts from the end: -50: is the last 50 lines, A: to
+  the end, :B from the start) or by regular expression (--grep, printed as
+  LINE:text, at most --max matches). Output never exceeds --limit (default
+  64K); a line range stops after the last whole line that fits. stderr ends
+  with one line for programs:
+    capwrap-read {"stream":"stdout","next_offset":N,"size":N,"final":true,
+                  "running":false,"truncated":false}
+  next_offset is where to go on with --offset; final means the capture is
+  finished; a running capture gives only the bytes committed so far (and
+  says so). --follow waits for a running capture's new bytes until it is
+  final (still at most --limit). --interleaved prints stdout and stderr
+  merged, each line labeled "stdout| " or "stderr| " ("+ " for the rest of
+  a line the other stream cut): this is the order of arrival at capwrap,
+  chunk by chunk, not an order the command guaranteed.
 `,
 	"prune": `capwrap prune --older-than DURATION | --id ID [--dry-run]
-  Deletes captures: the only verb that deletes. A running capture is never
-  touched.
+  Deletes captures: the only verb that deletes. --older-than counts from the
+  end of a capture (an abandoned one's last write); --dry-run only lists. A
+  running capture is never touched. Freed bytes return to --dir-quota.
 `,
 	"help": `capwrap help [FLAG-or-VERB]
   Detail on one flag (capwrap help timeout) or verb (capwrap help read);
