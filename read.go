@@ -145,20 +145,13 @@ func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
 		return usageErr("--interleaved reads both streams by --offset and --limit; it takes no --stream, --lines or --grep")
 	}
 
-	dir, st := openCaptures(o, d)
+	dir, e, st := openCapture(o, fs.Arg(0), d)
 	if dir == nil {
 		return st
 	}
 	defer dir.Close()
-	id, st := resolveID(dir, fs.Arg(0), d)
-	if st != 0 {
-		return st
-	}
-	e, err := dir.Entry(id)
-	if err != nil {
-		d.errorf("cannot read capture %s: %v", id, unwrapPath(err))
-		return verbFailed
-	}
+	id := e.ID
+	var err error
 	w := bufio.NewWriterSize(stdout, 32<<10)
 	var status readStatus
 	if ro.interleaved {

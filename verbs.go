@@ -114,6 +114,37 @@ func openCaptures(o *options, d diag) (*store.Dir, int) {
 	return dir, 0
 }
 
+// openCapture opens the tool-outputs directory and the capture named by
+// idArg (any unique prefix of an ID). On failure it has said why and returns
+// a nil *store.Dir with the exit status; otherwise the caller closes dir.
+func openCapture(o *options, idArg string, d diag) (*store.Dir, store.Entry, int) {
+	dir, st := openCaptures(o, d)
+	if dir == nil {
+		return nil, store.Entry{}, st
+	}
+	e, st := entryOf(dir, idArg, d)
+	if st != 0 {
+		dir.Close()
+		return nil, store.Entry{}, st
+	}
+	return dir, e, 0
+}
+
+// entryOf resolves idArg in dir and reads that capture's entry.
+func entryOf(dir *store.Dir, idArg string, d diag) (store.Entry, int) {
+	id, st := resolveID(dir, idArg, d)
+	if st != 0 {
+		return store.Entry{}, st
+	}
+	e, err := dir.Entry(id)
+	if err != nil {
+		d.errorf("cannot read capture %s: %v", id, unwrapPath(err))
+		return store.Entry{}, verbFailed
+	}
+	return e, 0
+}
+
+
 // resolveID turns a unique prefix into a full capture ID (SPEC §8), or
 // says why not: usage errors, exit 2.
 func resolveID(dir *store.Dir, prefix string, d diag) (string, int) {
@@ -359,20 +390,12 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 	if !parseVerb(fs, args, 1, "capwrap show ID", d) {
 		return verbUsage
 	}
-	dir, st := openCaptures(o, d)
+	dir, e, st := openCapture(o, fs.Arg(0), d)
 	if dir == nil {
 		return st
 	}
 	defer dir.Close()
-	id, st := resolveID(dir, fs.Arg(0), d)
-	if st != 0 {
-		return st
-	}
-	e, err := dir.Entry(id)
-	if err != nil {
-		d.errorf("cannot read capture %s: %v", id, unwrapPath(err))
-		return verbFailed
-	}
+	id := e.ID
 	if e.Final {
 		b, err := dir.ReadReceipt(id, false)
 		if err != nil {
@@ -454,17 +477,12 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 	var targets []store.Entry
 	running := 0
 	if byID {
-		id, st := resolveID(dir, *idFlag, d)
+		e, st := entryOf(dir, *idFlag, d)
 		if st != 0 {
 			return st
 		}
-		e, err := dir.Entry(id)
-		if err != nil {
-			d.errorf("cannot read capture %s: %v", id, unwrapPath(err))
-			return verbFailed
-		}
 		if e.Running {
-			d.errorf("capture %s is running: prune never touches a running capture", id)
+			d.errorf("capture %s is running: prune never touches a running capture", e.ID)
 			return verbFailed
 		}
 		targets = append(targets, e)
