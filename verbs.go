@@ -144,7 +144,6 @@ func entryOf(dir *store.Dir, idArg string, d diag) (store.Entry, int) {
 	return e, 0
 }
 
-
 // resolveID turns a unique prefix into a full capture ID (SPEC §8), or
 // says why not: usage errors, exit 2.
 func resolveID(dir *store.Dir, prefix string, d diag) (string, int) {
