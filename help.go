@@ -201,7 +201,10 @@ capture as partial (reason drain_timeout). Descendants are not killed.
 stdout and stderr are each a pseudo-terminal of its own, so programs that
 buffer or drop colour when piped behave as on a terminal, while the two
 streams stay separate and byte-exact (raw mode). The ptys are not the
-command's controlling terminal: /dev/tty still reaches you.
+command's controlling terminal: /dev/tty still reaches you. With auto and
+stdin a terminal, stderr stays a pipe: pagers (less, and git log or man,
+which start one) read their keys from the terminal stderr names. always
+gives stderr a pty too.
 `,
 	"redact-env": `Repeatable on the command line. Its variable, CAPWRAP_REDACT_ENV, holds
 one name (as do CAPWRAP_REDACT_FILE and CAPWRAP_REDACT_PATTERN: one value

@@ -29,7 +29,8 @@ func TestPTYLiveOnTerminal(t *testing.T) {
 }
 
 // TestPTYWindowSize: each pty starts with the terminal's size (the pane is
-// 120x40) and follows it when the terminal is resized.
+// 120x40) and follows it when the terminal is resized. (--pty always: on an
+// interactive terminal auto leaves stderr a pipe, see choosePTY.)
 func TestPTYWindowSize(t *testing.T) {
 	s := newTermSession(t)
 	os.WriteFile(filepath.Join(s.dir, "size.py"), []byte(`import os, time
@@ -38,7 +39,7 @@ while os.get_terminal_size(1).columns == 120:
     time.sleep(0.05)
 print("resized", *os.get_terminal_size(1), "err", *os.get_terminal_size(2), flush=True)
 `), 0o644)
-	s.run("capwrap -- python3 size.py")
+	s.run("capwrap --pty always -- python3 size.py")
 	s.waitFor("out 120 40 err 120 40", 5*time.Second)
 	s.tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
 	s.waitFor("resized 100 30 err 100 30", 5*time.Second)
@@ -53,4 +54,15 @@ func TestPTYNotControllingTerminal(t *testing.T) {
 	s.tmux("send-keys", "-t", "t", "abc", "Enter")
 	s.waitFor("got [abc]", 5*time.Second)
 	s.checkSane()
+}
+
+// TestPTYAutoInteractive: with --pty auto on an interactive terminal stdout
+// is a pty and stderr a pipe (pagers need stderr's keys, see choosePTY);
+// --pty always gives both.
+func TestPTYAutoInteractive(t *testing.T) {
+	s := newTermSession(t)
+	s.run(`capwrap -- python3 -c 'import sys; print("auto", sys.stdout.isatty(), sys.stderr.isatty())'`)
+	s.waitFor("auto True False", 5*time.Second)
+	s.run(`capwrap --pty always -- python3 -c 'import sys; print("always", sys.stdout.isatty(), sys.stderr.isatty())'`)
+	s.waitFor("always True True", 5*time.Second)
 }

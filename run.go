@@ -70,7 +70,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		d.errorf("%v", err)
 		return exitUsage
 	}
-	usePTY, err := choosePTY(o.pty, mode, d)
+	usePTY, stderrPipe, err := choosePTY(o.pty, mode, isatty.IsTerminal(stdin.Fd()), d)
 	if err != nil {
 		d.errorf("%v", err)
 		return exitUsage
@@ -151,6 +151,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		DrainTimeout: o.drainTimeout,
 		Foreground:   isatty.IsTerminal(stdin.Fd()) && wrap.InForeground(int(stdin.Fd())),
 		PTY:          usePTY,
+		StderrPipe:   stderrPipe,
 		OnStart: func(pid int) {
 			// Written while the child runs, from a copy, since rc is
 			// filled in further when the child ends; see liveReceiptDelay.
@@ -393,20 +394,24 @@ func unwrapPath(err error) error {
 
 // choosePTY decides --pty (SPEC §2): auto means on in tee mode only, and
 // falls back to pipes with a warning where ptys cannot be had; always fails
-// there.
-func choosePTY(flag, mode string, d diag) (bool, error) {
+// there. It also says whether stderr stays a pipe: with auto, when stdin is
+// a terminal a person may type at, only stdout gets a pty. Pagers (less,
+// more, and git log, man... which start one) read their keys from the
+// terminal named by stderr; a pty there would never receive a key and the
+// pager could not be quit. --pty always gives stderr its pty regardless.
+func choosePTY(flag, mode string, interactive bool, d diag) (use, stderrPipe bool, err error) {
 	want := flag == "always" || (flag == "auto" && mode == modeTee)
 	if !want {
-		return false, nil
+		return false, false, nil
 	}
 	if err := wrap.PTYAvailable(); err != nil {
 		if flag == "always" {
-			return false, fmt.Errorf("--pty always: cannot allocate a pseudo-terminal: %v", err)
+			return false, false, fmt.Errorf("--pty always: cannot allocate a pseudo-terminal: %v", err)
 		}
 		d.warnf("cannot allocate a pseudo-terminal (%v); using pipes", err)
-		return false, nil
+		return false, false, nil
 	}
-	return true, nil
+	return true, flag == "auto" && interactive, nil
 }
 
 func reportStartError(d diag, name string, res wrap.Result) {

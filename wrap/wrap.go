@@ -76,8 +76,10 @@ type Config struct {
 	// capwrap is in its foreground group (see InForeground).
 	Foreground bool
 	// PTY gives the child a pseudo-terminal of its own for stdout and one
-	// for stderr instead of pipes (SPEC §2 --pty).
-	PTY bool
+	// for stderr instead of pipes (SPEC §2 --pty); with StderrPipe, stderr
+	// stays a pipe and only stdout is a pty.
+	PTY        bool
+	StderrPipe bool
 	// OnStart, when set, is called once the child runs, with its PID,
 	// before any of its output is read.
 	OnStart func(pid int)
@@ -398,7 +400,7 @@ func openStreams(cfg Config) ([2]*stream, error) {
 	for i := range ss {
 		var r, w *os.File
 		var err error
-		if cfg.PTY {
+		if cfg.PTY && !(i == 1 && cfg.StderrPipe) {
 			r, w, err = openPTY()
 		} else {
 			r, w, err = os.Pipe()
