@@ -247,7 +247,9 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		}
 	}
 
-	compact := !keep && status == 0
+	// The short footer may leave out only null, empty and default values
+	// (SPEC §7); redaction off, or secrets replaced, are neither.
+	compact := !keep && status == 0 && rc.Redaction.Enabled && rc.Redaction.Replaced == 0
 	switch mode {
 	case modePreview, modeQuiet:
 		footer, _ := rc.Footer(compact)
