@@ -112,8 +112,9 @@ func forget(rc *store.Receipt) {
 func ptr[T any](v T) *T { return &v }
 
 // previewStream names a stream's file and read-back command for the
-// preview's omission marker.
-func previewStream(o *options, c *store.Capture, name string, k *preview.Keeper) preview.Stream {
+// preview's omission marker, and how much of the stream the file holds
+// (committed bytes, after redaction, like the keeper's).
+func previewStream(o *options, c *store.Capture, name string, k *preview.Keeper, committed *int64) preview.Stream {
 	cmd := "capwrap"
 	if o.dir != "" {
 		cmd += " --dir " + shellQuote(o.dir)
@@ -122,7 +123,11 @@ func previewStream(o *options, c *store.Capture, name string, k *preview.Keeper)
 	if name == "stderr" {
 		cmd += " --stream stderr"
 	}
-	return preview.Stream{Keeper: k, Name: name, File: c.FilePath(name), ReadCmd: cmd}
+	st := preview.Stream{Keeper: k, Name: name, File: c.FilePath(name), ReadCmd: cmd}
+	if committed != nil && *committed < k.Total() {
+		st.FileShort, st.FileBytes = true, *committed
+	}
+	return st
 }
 
 func previewInfo(i preview.Info) *store.Preview {

@@ -196,8 +196,8 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	if mode == modePreview {
 		var outInfo, errInfo preview.Info
 		text, outInfo, errInfo = preview.Render(
-			previewStream(o, c, "stdout", keepers[0]),
-			previewStream(o, c, "stderr", keepers[1]),
+			previewStream(o, c, "stdout", keepers[0], rc.Streams.Stdout.CommittedBytes),
+			previewStream(o, c, "stderr", keepers[1], rc.Streams.Stderr.CommittedBytes),
 			preview.Options{StdoutChars: o.stdoutChars, StderrChars: o.stderrChars, MaxBytes: int(o.previewBytes), Failed: failed})
 		rc.Streams.Stdout.Preview = previewInfo(outInfo)
 		rc.Streams.Stderr.Preview = previewInfo(errInfo)

@@ -45,6 +45,11 @@ type Stream struct {
 	// omitted lines) when both cuts fall on line boundaries, otherwise
 	// " --offset N --limit M" (bytes: exactly the omitted bytes).
 	ReadCmd string
+	// FileShort says the file holds only the first FileBytes bytes of the
+	// stream (persistence stopped early: capture partial, SPEC §4). The
+	// marker then offers to read back only what the file holds.
+	FileShort bool
+	FileBytes int64
 }
 
 // Options are the budgets of the preview (SPEC §5). A zero field takes its
@@ -183,7 +188,7 @@ func overhead(k *kept, st *Stream) int {
 		return 0
 	}
 	const header = len("--- ") + len(" (") + 26 + len(" bytes) ---\n")
-	const marker = 160 + 3*26 // fixed words of the longest marker, three counts
+	const marker = 200 + 4*26 // fixed words of the longest marker, four counts
 	return header + marker + 4*(len(st.Name)+len(st.File)+len(st.ReadCmd)) + 2
 }
 
@@ -278,6 +283,35 @@ func appendMarker(dst []byte, s *section, st *Stream) []byte {
 	dst = append(dst, ") of "...)
 	dst = appendInline(dst, st.Name)
 	dst = append(dst, " omitted"...)
+	a, b := s.a, s.b
+	if st.FileShort && st.FileBytes < b {
+		// The file stops inside or before the omitted part.
+		b = st.FileBytes
+		if st.File != "" {
+			dst = append(dst, "; file "...)
+			dst = appendInline(dst, st.File)
+		}
+		dst = append(dst, " holds only the stream's first "...)
+		dst = appendCount(dst, b, "byte", "bytes")
+		if b <= a || st.ReadCmd == "" {
+			dst = append(dst, " (capture partial): they are not in it"...)
+			return append(dst, " …\n"...)
+		}
+		dst = append(dst, " (capture partial); `"...)
+		dst = appendInline(dst, st.ReadCmd)
+		if s.lineMode {
+			dst = append(dst, " --lines "...)
+			dst = strconv.AppendInt(dst, s.la, 10)
+			dst = append(dst, ':')
+		} else {
+			dst = append(dst, " --offset "...)
+			dst = strconv.AppendInt(dst, a, 10)
+			dst = append(dst, " --limit "...)
+			dst = strconv.AppendInt(dst, b-a, 10)
+		}
+		dst = append(dst, "` prints the part it holds"...)
+		return append(dst, " …\n"...)
+	}
 	if st.File != "" {
 		dst = append(dst, "; file "...)
 		dst = appendInline(dst, st.File)

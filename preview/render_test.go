@@ -400,3 +400,54 @@ func TestRenderDoesNotChangeKeeper(t *testing.T) {
 	}
 	checkKeeper(t, k, in)
 }
+
+// TestRenderMarkerFileShort: when the capture stopped early (capture_limit,
+// a write error), the marker offers only what the file holds.
+func TestRenderMarkerFileShort(t *testing.T) {
+	var in strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&in, "line %05d\n", i) // 11 bytes a line
+	}
+	data := in.String()
+	st := Stream{Keeper: keeperOf(8000, data), File: "to/ID/stdout.log", ReadCmd: "capwrap read ID"}
+	text, info, _ := Render(st, Stream{}, Options{})
+	full := string(text)
+	if !strings.Contains(full, "`capwrap read ID --lines ") || info.State != "truncated" {
+		t.Fatalf("no plain marker:\n%s", full)
+	}
+	tests := []struct {
+		name      string
+		fileBytes int64
+		want      []string
+		notWant   string
+	}{
+		{"file ends inside the omission", 110000, []string{"holds only the stream's first 110,000 bytes (capture partial)", "--lines ", ":` prints the part it holds"}, ""},
+		{"file ends before the omission", 1000, []string{"holds only the stream's first 1,000 bytes (capture partial): they are not in it"}, "capwrap read"},
+		{"file ends after the omission", int64(len(data)) - 10, []string{"`capwrap read ID --lines "}, "capture partial"},
+	}
+	for _, tt := range tests {
+		st.FileShort, st.FileBytes = true, tt.fileBytes
+		text, _, _ := Render(st, Stream{}, Options{})
+		got := string(text)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: marker lacks %q:\n%s", tt.name, w, markerLine(got))
+			}
+		}
+		if tt.notWant != "" && strings.Contains(markerLine(got), tt.notWant) {
+			t.Errorf("%s: marker has %q:\n%s", tt.name, tt.notWant, markerLine(got))
+		}
+		if len(text) > DefaultMaxBytes {
+			t.Errorf("%s: %d bytes printed", tt.name, len(text))
+		}
+	}
+}
+
+func markerLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "… capwrap:") {
+			return l
+		}
+	}
+	return ""
+}
