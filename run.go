@@ -105,10 +105,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	}
 	label := []string(nil)
 	if !o.noLabel {
-		label = make([]string, len(argv))
-		for i, a := range argv {
-			label[i] = policy.label(a)
-		}
+		label = policy.labelArgs(argv)
 	}
 	rc := newReceipt(c, label, policy != nil, usePTY)
 
@@ -382,6 +379,24 @@ func (r *redactionConfig) label(s string) string {
 		return s
 	}
 	return r.p.String(s)
+}
+
+// labelArgs sanitizes argv for the receipt's command label (SPEC §7). Each
+// argument is sanitized alone, and also as the value of the one before it,
+// so that "--password hunter22" is masked like "--password=hunter22".
+func (r *redactionConfig) labelArgs(argv []string) []string {
+	label := make([]string, len(argv))
+	for i, a := range argv {
+		label[i] = r.label(a)
+		if i == 0 || r == nil {
+			continue
+		}
+		prefix := argv[i-1] + "="
+		if s := r.label(prefix + a); strings.HasPrefix(s, prefix) && s[len(prefix):] != a {
+			label[i] = s[len(prefix):]
+		}
+	}
+	return label
 }
 
 // unwrapPath drops the path from an *os.PathError, which the message names
