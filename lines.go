@@ -53,6 +53,9 @@ func parseLineRange(s string) (lineRange, error) {
 	if !okA || !okB {
 		return bad()
 	}
+	if na != 0 && nb != 0 && (na > 0) == (nb > 0) && na > nb {
+		return lineRange{}, fmt.Errorf("invalid --lines %q: the range ends before it starts", s)
+	}
 	return lineRange{na, nb}, nil
 }
 

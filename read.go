@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
@@ -50,6 +51,9 @@ type readStatus struct {
 	Truncated  bool   `json:"truncated"`
 	NextLine   *int64 `json:"next_line,omitempty"`
 	Matches    *int   `json:"matches,omitempty"`
+	// Removed says the capture ended and was not kept (--keep auto on a
+	// compact success, --keep never) while --follow read it.
+	Removed bool `json:"removed,omitempty"`
 }
 
 // readOpts are the flags of `capwrap read`.
@@ -169,11 +173,24 @@ func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
 	switch {
 	case status.Running && !ro.follow:
 		d.hintf("capture %s is still running: this is the %d bytes committed so far; --follow waits for the rest", id, status.Size)
+	case status.Removed:
+		d.hintf("capture %s ended and was not kept (--keep auto keeps no compact success): all of it was read before it went", id)
 	case !status.Final && !status.Running:
 		d.warnf("capture %s was abandoned (capwrap ended without a receipt): the stream holds what was committed", id)
 	}
 	if status.Truncated {
-		d.hintf("more follows: continue with --offset %d (and the same flags but --lines)", status.NextOffset)
+		switch {
+		case ro.hasLines && status.NextLine != nil:
+			end := ""
+			if ro.lines.B != 0 {
+				end = strconv.FormatInt(ro.lines.B, 10)
+			}
+			d.hintf("more follows: continue with --lines %d:%s", *status.NextLine, end)
+		case ro.hasLines:
+			d.hintf("more follows: continue with --offset %d instead of --lines", status.NextOffset)
+		default:
+			d.hintf("more follows: continue with --offset %d", status.NextOffset)
+		}
 	}
 	line, _ := json.Marshal(status)
 	fmt.Fprintf(d.w, "%s%s\n", readStatusPrefix, line)
@@ -372,6 +389,11 @@ func followStream(w *bufio.Writer, dir *store.Dir, id string, f *os.File, lo, li
 	pos, left := lo, limit
 	for {
 		e, err := dir.Entry(id) // first the state, then the size: a finished capture's size is final
+		if errors.Is(err, fs.ErrNotExist) {
+			// Discarded when it ended: the open file still holds all of it.
+			e, err = store.Entry{ID: id, Final: true}, nil
+			st.Removed = true
+		}
 		if err != nil {
 			return st, err
 		}
