@@ -60,6 +60,18 @@ type options struct {
 	color        string
 	help         bool
 	version      bool
+
+	// fromEnv names the flags whose value came from a CAPWRAP_* variable,
+	// so that errors name what the user actually set.
+	fromEnv map[string]bool
+}
+
+// source names where a flag's value came from: "--keep" or "CAPWRAP_KEEP".
+func (o *options) source(flag string) string {
+	if o.fromEnv[flag] {
+		return envName(flag)
+	}
+	return "--" + flag
 }
 
 // newFlagSet declares capwrap's global flags. Every flag but --help and
@@ -111,20 +123,35 @@ func envName(flag string) string {
 }
 
 // applyEnv sets every flag the command line left unset from its CAPWRAP_*
-// variable, when that is set and not empty; a flag beats its variable.
-func applyEnv(fs *pflag.FlagSet, getenv func(string) string) error {
+// variable, when that is set and not empty; a flag beats its variable. A
+// boolean variable also takes yes/no and on/off. It returns the names of
+// the flags it set.
+func applyEnv(fs *pflag.FlagSet, getenv func(string) string) (map[string]bool, error) {
 	var err error
+	set := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) {
 		if err != nil || f.Changed || f.Name == "help" || f.Name == "version" {
 			return
 		}
-		if v := getenv(envName(f.Name)); v != "" {
-			if serr := fs.Set(f.Name, v); serr != nil {
-				err = fmt.Errorf("invalid %s=%q: %v", envName(f.Name), v, serr)
+		v := getenv(envName(f.Name))
+		if v == "" {
+			return
+		}
+		if f.Value.Type() == "bool" {
+			switch strings.ToLower(v) {
+			case "yes", "on":
+				v = "true"
+			case "no", "off":
+				v = "false"
 			}
 		}
+		if serr := fs.Set(f.Name, v); serr != nil {
+			err = fmt.Errorf("invalid %s=%q: %v", envName(f.Name), v, serr)
+			return
+		}
+		set[f.Name] = true
 	})
-	return err
+	return set, err
 }
 
 // run is capwrap without os.Exit: it returns the exit status, so that every
@@ -138,10 +165,12 @@ func run(args []string, stdin, stdout, stderr *os.File) int {
 		d.hintf("capwrap --help lists the flags; put -- before the command")
 		return exitUsage
 	}
-	if err := applyEnv(fs, os.Getenv); err != nil {
+	fromEnv, err := applyEnv(fs, os.Getenv)
+	if err != nil {
 		d.errorf("%v", err)
 		return exitUsage
 	}
+	o.fromEnv = fromEnv
 	rest := fs.Args()
 	switch {
 	case o.help:
@@ -183,7 +212,7 @@ func (o *options) check() error {
 				return nil
 			}
 		}
-		return fmt.Errorf("invalid --%s %q: want %s", flag, v, strings.Join(allowed, ", "))
+		return fmt.Errorf("invalid %s %q: want %s", o.source(flag), v, strings.Join(allowed, ", "))
 	}
 	if err := oneOf("keep", o.keep, "auto", "always", "never"); err != nil {
 		return err
@@ -208,7 +237,7 @@ func (o *options) check() error {
 		d    time.Duration
 	}{{"timeout", o.timeout}, {"kill-after", o.killAfter}, {"drain-timeout", o.drainTimeout}, {"stall-timeout", o.stallTimeout}} {
 		if v.d < 0 {
-			return fmt.Errorf("invalid --%s %v: must not be negative", v.name, v.d)
+			return fmt.Errorf("invalid %s %v: must not be negative", o.source(v.name), v.d)
 		}
 	}
 	if o.stdoutChars < 0 || o.stderrChars < 0 {

@@ -353,7 +353,7 @@ func TestEnvNames(t *testing.T) {
 	if err := fs.Parse([]string{"--timeout", "9s"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := applyEnv(fs, func(k string) string { return env[k] }); err != nil {
+	if _, err := applyEnv(fs, func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
 	if o.keep != "always" || o.dirQuota != 1<<20 || o.timeout != 9*time.Second {
@@ -362,7 +362,7 @@ func TestEnvNames(t *testing.T) {
 	env = map[string]string{"CAPWRAP_DIR_QUOTA": "lots"}
 	fs = newFlagSet(&options{})
 	_ = fs.Parse(nil)
-	if err := applyEnv(fs, func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "CAPWRAP_DIR_QUOTA") {
+	if _, err := applyEnv(fs, func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "CAPWRAP_DIR_QUOTA") {
 		t.Fatalf("bad variable: %v", err)
 	}
 }

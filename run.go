@@ -79,7 +79,14 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	dir, warnings, err := store.Open(dirPath, chosen, os.Getenv)
 	if err != nil {
 		d.errorf("cannot use tool-outputs directory %s: %v", dirPath, err)
-		d.hintf("pass --dir or set CAPWRAP_DIR to a directory you own")
+		switch {
+		case o.dir != "" && !o.fromEnv["dir"]:
+			d.hintf("give --dir a directory you own (or a path where capwrap may create one)")
+		case chosen:
+			d.hintf("point CAPWRAP_DIR at a directory you own, or pass --dir")
+		default:
+			d.hintf("pass --dir or set CAPWRAP_DIR to a directory you own")
+		}
 		return exitUsage
 	}
 	defer dir.Close()
