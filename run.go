@@ -202,7 +202,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		text, outInfo, errInfo = preview.Render(
 			previewStream(o, c, "stdout", keepers[0], rc.Streams.Stdout.CommittedBytes),
 			previewStream(o, c, "stderr", keepers[1], rc.Streams.Stderr.CommittedBytes),
-			preview.Options{StdoutChars: o.stdoutChars, StderrChars: o.stderrChars, MaxBytes: int(o.previewBytes), Failed: failed})
+			preview.Options{StdoutChars: budget(o.stdoutChars), StderrChars: budget(o.stderrChars), MaxBytes: max(1, int(o.previewBytes)), Failed: failed})
 		rc.Streams.Stdout.Preview = previewInfo(outInfo)
 		rc.Streams.Stderr.Preview = previewInfo(errInfo)
 	}
@@ -280,6 +280,17 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		wrap.Reraise(res.Signal)
 	}
 	return status
+}
+
+// budget passes a preview budget to preview.Render, which reads 0 as "the
+// default" and a negative value as "none": on capwrap's command line 0 means
+// none (--stdout-chars 0 shows no stdout text, only the marker). For
+// --preview-bytes, 0 becomes a ceiling of 1 byte: markers only.
+func budget(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // sink is one stream's entry stage: the redactor, or a pass-through when
