@@ -22,6 +22,7 @@ CAPWRAP = os.path.abspath(os.environ.get("CAPWRAP", os.path.join(ROOT, "capwrap"
 MB = int(os.environ.get("BENCH_MB", "500"))
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 WORK = os.environ.get("BENCH_DIR") or tempfile.mkdtemp(prefix="capwrap-bench-")
+os.makedirs(WORK, exist_ok=True)
 RAISED = ["--max-capture-bytes", "64G", "--dir-quota", "256G"]
 
 
