@@ -231,7 +231,11 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		if rc.Capture.Error != nil {
 			msg += ": " + *rc.Capture.Error
 		}
-		d.warnf("capture %s is partial (%s); the command ran to the end and its status is kept", c.ID(), msg)
+		kept := "its status is capwrap's"
+		if o.strict {
+			kept = "--strict makes capwrap's status 125"
+		}
+		d.warnf("capture %s is partial (%s); the command ran to the end and %s", c.ID(), msg, kept)
 	}
 	if keep {
 		if err := c.Publish(rc); err != nil {
