@@ -117,6 +117,25 @@ func (s *termSession) waitFor(want string, within time.Duration) string {
 	}
 }
 
+// waitPrompt waits until the screen's last line is the shell's bare prompt
+// and gives readline a moment: what is typed while it sets the terminal
+// up is flushed.
+func (s *termSession) waitPrompt() {
+	s.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		lines := strings.Split(strings.TrimRight(s.screen(), "\n "), "\n")
+		if strings.TrimSpace(lines[len(lines)-1]) == "PROMPT$" {
+			break
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("no prompt; screen:\n%s", s.screen())
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+}
+
 // clear empties the screen and waits for the prompt, so that the next
 // waitFor sees only what follows.
 func (s *termSession) clear() {
@@ -181,7 +200,30 @@ func TestTerminalCtrlC(t *testing.T) {
 	}
 }
 
-// pager finds less, else more.
+// TestTerminalCtrlZ: job control through capwrap. Ctrl-Z stops the command
+// and capwrap with it (the shell reports the job stopped and has the
+// terminal back); fg continues both, the command holding the terminal again,
+// so Ctrl-C reaches it.
+func TestTerminalCtrlZ(t *testing.T) {
+	s := newTermSession(t)
+	s.run(`capwrap -- sh -c 'echo "rea""dy"; exec sleep 30'`)
+	s.waitFor("\nready", 5*time.Second) // the output, not the command line
+	time.Sleep(100 * time.Millisecond)   // let sh exec sleep
+	s.tmux("send-keys", "-t", "t", "C-z")
+	s.waitFor("Stopped", 5*time.Second)
+	s.waitPrompt()
+	s.run(`echo "shell has the terminal"`)
+	s.waitFor("shell has the terminal\nPROMPT$", 5*time.Second)
+	s.waitPrompt()
+	s.run("fg")
+	time.Sleep(500 * time.Millisecond)
+	s.tmux("send-keys", "-t", "t", "C-c")
+	s.waitFor("capwrap: killed by SIGINT · ", 5*time.Second)
+	s.run(`echo "status=$?"`)
+	s.waitFor("status=130", 5*time.Second)
+	s.checkSane()
+}
+
 // TestTerminalPager is the plain "capwrap -- less FILE", and "capwrap git
 // log", which starts less itself: the pager takes over the terminal (its
 // group is the foreground group, so it may change the terminal's modes),

@@ -201,11 +201,11 @@ func Run(cfg Config) Result {
 	drained := make(chan struct{})
 	go func() { pumps.Wait(); close(drained) }()
 
-	exited := make(chan *os.ProcessState, 1)
-	go func() {
-		_ = cmd.Wait() // the status is read from ProcessState below
-		exited <- cmd.ProcessState
-	}()
+	// capwrap reaps the child itself, with WUNTRACED, to see it stop
+	// (Ctrl-Z) as well as end; os/exec's Wait reports only the end.
+	waits := make(chan syscall.WaitStatus, 1)
+	resume := make(chan struct{})
+	go waitChild(pid, waits, resume)
 
 	var timeoutC <-chan time.Time
 	if cfg.Timeout > 0 {
@@ -224,8 +224,8 @@ func Run(cfg Config) Result {
 	}
 	lastWS := currentWinsize()
 	var killC <-chan time.Time
-	var ps *os.ProcessState
-	for ps == nil {
+	var ws syscall.WaitStatus
+	for done := false; !done; {
 		select {
 		case sig := <-sigs:
 			forward(pid, sig, cfg.PTY, streams)
@@ -243,9 +243,18 @@ func Run(cfg Config) Result {
 		case <-killC:
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			killC = nil
-		case ps = <-exited:
+		case ws = <-waits:
+			if !ws.Stopped() {
+				done = true
+				break
+			}
+			if cfg.Foreground {
+				suspend(pid)
+			}
+			resume <- struct{}{}
 		}
 	}
+	cmd.Process.Release()
 	if cfg.Foreground {
 		reclaimForeground()
 	}
@@ -281,7 +290,6 @@ drain:
 	res.ObservedStdout = out.observed.Load()
 	res.ObservedStderr = errs.observed.Load()
 
-	ws := ps.Sys().(syscall.WaitStatus)
 	switch {
 	case ws.Signaled():
 		res.State, res.Signal = StateSignaled, ws.Signal()
@@ -305,6 +313,43 @@ func forward(pgid int, sig os.Signal, ptys bool, streams [2]*stream) {
 		}
 	}
 	_ = syscall.Kill(-pgid, sig.(syscall.Signal))
+}
+
+// waitChild reaps the child, reporting each stop and, last, its end. After
+// a stop it waits for resume before it waits again.
+func waitChild(pid int, waits chan<- syscall.WaitStatus, resume <-chan struct{}) {
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(pid, &ws, syscall.WUNTRACED, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil { // not expected: capwrap's own child
+			ws = syscall.WaitStatus(0xff << 8) // exit status 255
+		}
+		waits <- ws
+		if err != nil || !ws.Stopped() {
+			return
+		}
+		<-resume
+	}
+}
+
+// suspend is job control through capwrap (POSIX shells' Ctrl-Z): the child,
+// which holds the terminal, was stopped. capwrap takes the terminal back and
+// stops itself, so the shell sees its job stopped; when the shell continues
+// it (fg), capwrap hands the terminal to the child again and continues it.
+func suspend(pgid int) {
+	reclaimForeground()
+	_ = syscall.Kill(syscall.Getpid(), syscall.SIGTSTP)
+	// Continued. A shell may give its job the terminal just after the
+	// SIGCONT (bash does): wait for that, up to a moment, or it would take
+	// the terminal back from the child (which would then stop on SIGTTIN).
+	for i := 0; i < 200 && !InForeground(0); i++ {
+		time.Sleep(time.Millisecond)
+	}
+	_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pgid)
+	_ = syscall.Kill(-pgid, syscall.SIGCONT)
 }
 
 // reapGroup makes sure no member of a timed-out process group survives
