@@ -208,7 +208,7 @@ func TestTerminalCtrlZ(t *testing.T) {
 	s := newTermSession(t)
 	s.run(`capwrap -- sh -c 'echo "rea""dy"; exec sleep 30'`)
 	s.waitFor("\nready", 5*time.Second) // the output, not the command line
-	time.Sleep(100 * time.Millisecond)   // let sh exec sleep
+	time.Sleep(100 * time.Millisecond)  // let sh exec sleep
 	s.tmux("send-keys", "-t", "t", "C-z")
 	s.waitFor("Stopped", 5*time.Second)
 	s.waitPrompt()
