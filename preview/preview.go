@@ -283,56 +283,49 @@ func appendMarker(dst []byte, s *section, st *Stream) []byte {
 	dst = append(dst, ") of "...)
 	dst = appendInline(dst, st.Name)
 	dst = append(dst, " omitted"...)
-	a, b := s.a, s.b
-	if st.FileShort && st.FileBytes < b {
-		// The file stops inside or before the omitted part.
-		b = st.FileBytes
-		if st.File != "" {
-			dst = append(dst, "; file "...)
-			dst = appendInline(dst, st.File)
-		}
-		dst = append(dst, " holds only the stream's first "...)
-		dst = appendCount(dst, b, "byte", "bytes")
-		if b <= a || st.ReadCmd == "" {
-			dst = append(dst, " (capture partial): they are not in it"...)
-			return append(dst, " …\n"...)
-		}
-		dst = append(dst, " (capture partial); `"...)
-		dst = appendInline(dst, st.ReadCmd)
-		if s.lineMode {
-			dst = append(dst, " --lines "...)
-			dst = strconv.AppendInt(dst, s.la, 10)
-			dst = append(dst, ':')
-		} else {
-			dst = append(dst, " --offset "...)
-			dst = strconv.AppendInt(dst, a, 10)
-			dst = append(dst, " --limit "...)
-			dst = strconv.AppendInt(dst, b-a, 10)
-		}
-		dst = append(dst, "` prints the part it holds"...)
-		return append(dst, " …\n"...)
-	}
 	if st.File != "" {
 		dst = append(dst, "; file "...)
 		dst = appendInline(dst, st.File)
 	}
+	if st.FileShort && st.FileBytes < s.b {
+		// The file stops inside or before the omitted part.
+		dst = append(dst, " holds only the stream's first "...)
+		dst = appendCount(dst, st.FileBytes, "byte", "bytes")
+		if st.FileBytes <= s.a || st.ReadCmd == "" {
+			dst = append(dst, " (capture partial): they are not in it"...)
+			return append(dst, " …\n"...)
+		}
+		dst = append(dst, " (capture partial); `"...)
+		dst = appendReadCmd(dst, s, st, st.FileBytes, false)
+		dst = append(dst, "` prints the part it holds"...)
+		return append(dst, " …\n"...)
+	}
 	if st.ReadCmd != "" {
 		dst = append(dst, "; `"...)
-		dst = appendInline(dst, st.ReadCmd)
-		if s.lineMode {
-			dst = append(dst, " --lines "...)
-			dst = strconv.AppendInt(dst, s.la, 10)
-			dst = append(dst, ':')
-			dst = strconv.AppendInt(dst, s.lb, 10)
-		} else {
-			dst = append(dst, " --offset "...)
-			dst = strconv.AppendInt(dst, s.a, 10)
-			dst = append(dst, " --limit "...)
-			dst = strconv.AppendInt(dst, s.b-s.a, 10)
-		}
+		dst = appendReadCmd(dst, s, st, s.b, true)
 		dst = append(dst, "` prints them"...)
 	}
 	return append(dst, " …\n"...)
+}
+
+// appendReadCmd appends the command that reads the omitted part back up to
+// stream offset end: --lines A:B (A: when withEnd is false, the file ending
+// before B) on line cuts, else --offset and --limit in bytes.
+func appendReadCmd(dst []byte, s *section, st *Stream, end int64, withEnd bool) []byte {
+	dst = appendInline(dst, st.ReadCmd)
+	if s.lineMode {
+		dst = append(dst, " --lines "...)
+		dst = strconv.AppendInt(dst, s.la, 10)
+		dst = append(dst, ':')
+		if withEnd {
+			dst = strconv.AppendInt(dst, s.lb, 10)
+		}
+		return dst
+	}
+	dst = append(dst, " --offset "...)
+	dst = strconv.AppendInt(dst, s.a, 10)
+	dst = append(dst, " --limit "...)
+	return strconv.AppendInt(dst, end-s.a, 10)
 }
 
 // appendInline appends a caller's string (a name, a path, a command) as
