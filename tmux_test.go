@@ -5,6 +5,7 @@ package main
 // reads the screen. Every wait polls the screen up to a deadline.
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -201,27 +202,52 @@ func TestTerminalCtrlC(t *testing.T) {
 }
 
 // TestTerminalCtrlZ: job control through capwrap. Ctrl-Z stops the command
-// and capwrap with it (the shell reports the job stopped and has the
-// terminal back); fg continues both, the command holding the terminal again,
-// so Ctrl-C reaches it.
+// (its state is T) and capwrap with it, the shell reports the job stopped
+// and reads the keyboard at once; fg continues both, the command holding the
+// terminal again (it is the terminal's foreground group and reads a line).
 func TestTerminalCtrlZ(t *testing.T) {
 	s := newTermSession(t)
-	s.run(`capwrap -- sh -c 'echo "rea""dy"; exec sleep 30'`)
+	s.run(`capwrap -- sh -c 'echo $$ >child.pid; echo "rea""dy"; read line; echo "got [$line]"'`)
 	s.waitFor("\nready", 5*time.Second) // the output, not the command line
-	time.Sleep(100 * time.Millisecond)  // let sh exec sleep
+	time.Sleep(100 * time.Millisecond)  // sh is in read
+	b, err := os.ReadFile(filepath.Join(s.dir, "child.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
 	s.tmux("send-keys", "-t", "t", "C-z")
 	s.waitFor("Stopped", 5*time.Second)
+	if st := procStat(t, pid); st[0] != "T" {
+		t.Fatalf("after Ctrl-Z the command is in state %s, want T (stopped)", st[0])
+	}
 	s.waitPrompt()
-	s.run(`echo "shell has the terminal"`)
+	s.run(`echo "shell has the terminal"`) // typed at once: no key may be lost
 	s.waitFor("shell has the terminal\nPROMPT$", 5*time.Second)
 	s.waitPrompt()
 	s.run("fg")
-	time.Sleep(500 * time.Millisecond)
-	s.tmux("send-keys", "-t", "t", "C-c")
-	s.waitFor("capwrap: killed by SIGINT · ", 5*time.Second)
-	s.run(`echo "status=$?"`)
-	s.waitFor("status=130", 5*time.Second)
+	deadline := time.Now().Add(5 * time.Second)
+	for st := procStat(t, pid); st[0] == "T" || st[2] != st[5]; st = procStat(t, pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after fg the command is in state %s, group %s, terminal's group %s", st[0], st[2], st[5])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.tmux("send-keys", "-t", "t", "-l", "typed after fg")
+	s.tmux("send-keys", "-t", "t", "Enter")
+	s.waitFor("got [typed after fg]", 5*time.Second)
+	s.waitFor("capwrap: exit 0 · ", 5*time.Second)
 	s.checkSane()
+}
+
+// procStat returns the fields of /proc/PID/stat after the command name:
+// state, ppid, pgrp, session, tty, tpgid, ...
+func procStat(t *testing.T, pid string) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
 }
 
 // TestTerminalPager is the plain "capwrap -- less FILE", and "capwrap git

@@ -340,17 +340,32 @@ func waitChild(pid int, waits chan<- syscall.WaitStatus, resume <-chan struct{})
 // stops itself, so the shell sees its job stopped; when the shell continues
 // it (fg), capwrap hands the terminal to the child again and continues it.
 func suspend(pgid int) {
+	// kill(2) to oneself does not stop a multi-threaded process before it
+	// returns, so capwrap waits for its SIGCONT before going on. If the
+	// stop is discarded (an orphaned process group), no SIGCONT comes: the
+	// stop, when it happens, happens within the grace period.
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	defer signal.Stop(cont)
 	reclaimForeground()
 	_ = syscall.Kill(syscall.Getpid(), syscall.SIGTSTP)
+	select {
+	case <-cont:
+	case <-time.After(stopGrace):
+	}
 	// Continued. A shell may give its job the terminal just after the
-	// SIGCONT (bash does): wait for that, up to a moment, or it would take
-	// the terminal back from the child (which would then stop on SIGTTIN).
+	// SIGCONT: wait for that, up to a moment, or it would take the
+	// terminal back from the child (which would then stop on SIGTTIN).
 	for i := 0; i < 200 && !InForeground(0); i++ {
 		time.Sleep(time.Millisecond)
 	}
 	_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pgid)
 	_ = syscall.Kill(-pgid, syscall.SIGCONT)
 }
+
+// stopGrace is how long suspend waits for its own stop to take effect
+// before it concludes the stop was discarded.
+const stopGrace = 200 * time.Millisecond
 
 // reapGroup makes sure no member of a timed-out process group survives
 // capwrap: it waits for the group to empty until the kill-after timer fires,
