@@ -97,9 +97,9 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	o.previewBytes = 16 << 10
 	fs.Var(&o.previewBytes, "preview-bytes", "ceiling on the whole preview, in bytes")
 	o.maxCapture = 32 << 20
-	fs.Var(&o.maxCapture, "max-capture-bytes", "bytes kept per capture, both streams together")
+	fs.Var(&o.maxCapture, "max-capture-bytes", "bytes kept per capture, both streams together (0: no limit)")
 	o.dirQuota = 128 << 20
-	fs.Var(&o.dirQuota, "dir-quota", "bytes kept by all captures in the tool-outputs directory")
+	fs.Var(&o.dirQuota, "dir-quota", "bytes kept by all captures in the tool-outputs directory (0: no limit)")
 	o.queueBytes = 8 << 20
 	fs.Var(&o.queueBytes, "queue-bytes", "write queue between the pipe reader and the file writer")
 	fs.DurationVar(&o.stallTimeout, "stall-timeout", 10*time.Second, "stop persisting when the file writer makes no progress this long")
@@ -146,7 +146,10 @@ func applyEnv(fs *pflag.FlagSet, getenv func(string) string) (map[string]bool, e
 			}
 		}
 		if serr := fs.Set(f.Name, v); serr != nil {
-			err = fmt.Errorf("invalid %s=%q: %v", envName(f.Name), v, serr)
+			if f.Value.Type() == "bool" {
+				serr = errors.New("want true or false (or yes/no, on/off, 1/0)")
+			}
+			err = fmt.Errorf("invalid %s %q: %v", envName(f.Name), v, serr)
 			return
 		}
 		set[f.Name] = true

@@ -219,10 +219,17 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		fillReceipt(rc, res, fin, sinks, keepers)
 	}
 	status, ownFailure := exitStatus(res, rc.Capture)
-	if ownFailure && o.strict {
-		status = exitUsage
-	}
 	rc.ExitStatus = &status
+	// --strict: a failure of capwrap's own makes its status 125, and the
+	// receipts printed or published after it say so (exit_status is what
+	// capwrap exits with, SPEC §7).
+	strict := func() {
+		if ownFailure && o.strict && status != exitUsage {
+			status = exitUsage
+			rc.ExitStatus = &status
+		}
+	}
+	strict()
 	if ownFailure {
 		msg := rc.Capture.State
 		if rc.Capture.Reason != nil {
@@ -237,21 +244,26 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		}
 		d.warnf("capture %s is partial (%s); the command ran to the end and %s", c.ID(), msg, kept)
 	}
-	if keep {
-		if err := c.Publish(rc); err != nil {
-			d.warnf("cannot publish %s/receipt.json: %v", c.Path(), err)
-			ownFailure = true
-		}
-	} else {
+	if !keep {
 		if err := c.Discard(); err != nil {
 			d.warnf("cannot remove capture %s: %v", c.Path(), err)
 		}
 		forget(rc)
 	}
+	// --receipt-file is written before receipt.json, so that a failure to
+	// write it is in receipt.json's exit_status under --strict.
 	if o.receiptFile != "" {
 		if err := writeReceiptFile(o.receiptFile, rc); err != nil {
 			d.warnf("cannot write --receipt-file %s: %v", o.receiptFile, err)
 			ownFailure = true
+			strict()
+		}
+	}
+	if keep {
+		if err := c.Publish(rc); err != nil {
+			d.warnf("cannot publish %s/receipt.json: %v", c.Path(), err)
+			ownFailure = true
+			strict()
 		}
 	}
 
@@ -277,9 +289,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		}
 		printSummary(stderr, rc, res, keep)
 	}
-	if ownFailure && o.strict {
-		status = exitUsage
-	}
+	strict() // a preview or live-output failure: after every receipt
 	if res.State == wrap.StateSignaled && !res.TimedOut && status == 128+int(res.Signal) {
 		wrap.Reraise(res.Signal)
 	}
