@@ -239,6 +239,53 @@ func TestTerminalCtrlZ(t *testing.T) {
 	s.checkSane()
 }
 
+// TestTerminalCtrlZBgKillPipeline: the rest of job control. bg after Ctrl-Z
+// leaves the terminal to the shell (it keeps reading the keyboard and lives
+// on after the job ends); kill %1 on a stopped job ends it and not the
+// shell; Ctrl-Z on "capwrap ... | cat" stops the whole pipeline, and fg
+// finishes it.
+func TestTerminalCtrlZBgKillPipeline(t *testing.T) {
+	s := newTermSession(t)
+	s.run(`capwrap -- sh -c 'echo "rea""dy"; sleep 1.5; echo "bg-""done"'`)
+	s.waitFor("\nready", 5*time.Second)
+	s.tmux("send-keys", "-t", "t", "C-z")
+	s.waitFor("Stopped", 5*time.Second)
+	s.waitPrompt()
+	s.run("bg")
+	s.waitPrompt()
+	s.run(`echo "shell-$((40+2))"`)
+	s.waitFor("shell-42", 5*time.Second)
+	s.waitFor("bg-done", 5*time.Second)
+	s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	s.run(`echo "alive-$((1+1))"`)
+	s.waitFor("alive-2", 5*time.Second)
+	s.checkSane()
+
+	s.clear()
+	s.run(`capwrap -- sh -c 'echo "rea""dy"; exec sleep 30'`)
+	s.waitFor("\nready", 5*time.Second)
+	time.Sleep(100 * time.Millisecond)
+	s.tmux("send-keys", "-t", "t", "C-z")
+	s.waitFor("Stopped", 5*time.Second)
+	s.waitPrompt()
+	s.run("kill %1")
+	s.waitFor("capwrap: killed by SIGTERM · ", 5*time.Second)
+	s.run(`echo "alive-$((1+2))"`)
+	s.waitFor("alive-3", 5*time.Second)
+	s.checkSane()
+
+	s.clear()
+	s.run(`capwrap --tee -- sh -c 'echo "rea""dy"; sleep 1; echo "pipe-""end"' | cat`)
+	s.waitFor("\nready", 5*time.Second)
+	s.tmux("send-keys", "-t", "t", "C-z")
+	s.waitFor("Stopped", 5*time.Second)
+	s.waitPrompt()
+	s.run("fg")
+	s.waitFor("pipe-end", 5*time.Second)
+	s.waitPrompt()
+	s.checkSane()
+}
+
 // procStat returns the fields of /proc/PID/stat after the command name:
 // state, ppid, pgrp, session, tty, tpgid, ...
 func procStat(t *testing.T, pid string) []string {

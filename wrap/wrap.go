@@ -187,7 +187,7 @@ func Run(cfg Config) Result {
 		// writes there (TOSTOP) and the hand-back must not stop it. The
 		// child has already exec'd, so it does not inherit the ignore.
 		signal.Ignore(syscall.SIGTTOU, syscall.SIGTTIN)
-		defer reclaimForeground()
+		defer reclaimForeground(pid)
 	}
 	if cfg.OnStart != nil {
 		cfg.OnStart(pid)
@@ -223,12 +223,22 @@ func Run(cfg Config) Result {
 		winchC = t.C
 	}
 	lastWS := currentWinsize()
+	// fg of a capwrap job put in the background (bg) while it ran: the
+	// shell gives capwrap's group the terminal, which passes it on.
+	var contC chan os.Signal
+	if cfg.Foreground {
+		contC = make(chan os.Signal, 1)
+		signal.Notify(contC, syscall.SIGCONT)
+		defer signal.Stop(contC)
+	}
 	var killC <-chan time.Time
 	var ws syscall.WaitStatus
 	for done := false; !done; {
 		select {
 		case sig := <-sigs:
 			forward(pid, sig, cfg.PTY, streams)
+		case <-contC:
+			handForeground(pid)
 		case <-winchC:
 			if ws := currentWinsize(); *ws != *lastWS {
 				lastWS = ws
@@ -256,7 +266,7 @@ func Run(cfg Config) Result {
 	}
 	cmd.Process.Release()
 	if cfg.Foreground {
-		reclaimForeground()
+		reclaimForeground(pid)
 	}
 
 	// Drain: the direct child is gone; wait for end-of-file on both
@@ -336,31 +346,41 @@ func waitChild(pid int, waits chan<- syscall.WaitStatus, resume <-chan struct{})
 }
 
 // suspend is job control through capwrap (POSIX shells' Ctrl-Z): the child,
-// which holds the terminal, was stopped. capwrap takes the terminal back and
-// stops itself, so the shell sees its job stopped; when the shell continues
-// it (fg), capwrap hands the terminal to the child again and continues it.
+// which held the terminal, was stopped. capwrap takes the terminal back and
+// stops its own process group (itself and, in a pipeline, its neighbours),
+// so the shell sees its job stopped. When the shell continues it, with fg
+// capwrap hands the terminal to the child again; with bg it leaves the
+// terminal to the shell. Either way the child is continued.
 func suspend(pgid int) {
-	// kill(2) to oneself does not stop a multi-threaded process before it
-	// returns, so capwrap waits for its SIGCONT before going on. If the
-	// stop is discarded (an orphaned process group), no SIGCONT comes: the
-	// stop, when it happens, happens within the grace period.
+	// kill(2) does not stop a multi-threaded process before it returns,
+	// so capwrap waits for its SIGCONT before going on. If the stop is
+	// discarded (an orphaned process group), no SIGCONT comes: the stop,
+	// when it happens, happens within the grace period.
 	cont := make(chan os.Signal, 1)
 	signal.Notify(cont, syscall.SIGCONT)
 	defer signal.Stop(cont)
-	reclaimForeground()
-	_ = syscall.Kill(syscall.Getpid(), syscall.SIGTSTP)
+	reclaimForeground(pgid)
+	_ = syscall.Kill(0, syscall.SIGTSTP)
 	select {
 	case <-cont:
 	case <-time.After(stopGrace):
 	}
 	// Continued. A shell may give its job the terminal just after the
-	// SIGCONT: wait for that, up to a moment, or it would take the
-	// terminal back from the child (which would then stop on SIGTTIN).
+	// SIGCONT (fg): wait for that a moment; after bg it never comes.
 	for i := 0; i < 200 && !InForeground(0); i++ {
 		time.Sleep(time.Millisecond)
 	}
-	_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pgid)
+	handForeground(pgid)
 	_ = syscall.Kill(-pgid, syscall.SIGCONT)
+}
+
+// handForeground gives the terminal to the child's group, only when capwrap's
+// own group holds it (SPEC §3: "when capwrap is in the foreground"): never
+// from the background, where it would take the terminal from the shell.
+func handForeground(pgid int) {
+	if InForeground(0) {
+		_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pgid)
+	}
 }
 
 // stopGrace is how long suspend waits for its own stop to take effect
@@ -413,10 +433,14 @@ func GroupAlive(pgid int) bool {
 }
 
 // reclaimForeground makes capwrap's own process group the foreground group
-// of the terminal on stdin again. SIGTTOU is ignored by then, so the call
-// from a background group succeeds. Calling it twice is harmless.
-func reclaimForeground() {
-	_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, unix.Getpgrp())
+// of the terminal on stdin again, only when the child's group holds it; a
+// terminal the shell has taken (capwrap put in the background) stays with
+// the shell. SIGTTOU is ignored by then, so the call from a background group
+// succeeds. Calling it twice is harmless.
+func reclaimForeground(childPgid int) {
+	if pgrp, err := unix.IoctlGetInt(0, unix.TIOCGPGRP); err == nil && pgrp == childPgid {
+		_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, unix.Getpgrp())
+	}
 }
 
 // failStart records a spawn failure, classifying it as not found (127) or
