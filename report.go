@@ -46,6 +46,11 @@ func fillReceipt(rc *store.Receipt, res wrap.Result, fin store.Result, sinks [2]
 	rc.StartedAt, rc.EndedAt, rc.DurationMS = &started, &ended, &ms
 
 	p := store.Process{State: res.State}
+	if res.State == wrap.StateSignaled && res.Signal == res.Forwarded {
+		// Killed by a signal capwrap itself received and passed on: the
+		// run was cancelled (SPEC §7 process.state "cancelled").
+		p.State = "cancelled"
+	}
 	if res.PID > 0 {
 		p.PID = &res.PID
 	}
@@ -59,6 +64,8 @@ func fillReceipt(rc *store.Receipt, res wrap.Result, fin store.Result, sinks [2]
 		}
 	}
 	switch {
+	case p.State == "cancelled":
+		p.Reason = ptr(signalName(res.Signal) + " received by capwrap and forwarded")
 	case res.TimedOut:
 		p.Reason = ptr("timeout")
 	case res.StartErr != nil:

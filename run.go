@@ -287,6 +287,11 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 				ownFailure = true
 			}
 		}
+		// The summary starts a line of its own: after output that did not
+		// end one, and after a Ctrl-C, whose ^C the terminal echoed.
+		if lives[0].midLine || lives[1].midLine || res.Signal == syscall.SIGINT {
+			fmt.Fprintln(stderr)
+		}
 		printSummary(stderr, rc, res, keep)
 	}
 	strict() // a preview or live-output failure: after every receipt
@@ -334,16 +339,18 @@ func (s *sink) replaced() int64 {
 // After the first error (EPIPE: the reader went away) it stops writing there
 // and reports success, so the capture goes on (SPEC §2).
 type liveWriter struct {
-	mu  sync.Mutex
-	w   *os.File
-	err error
+	mu      sync.Mutex
+	w       *os.File
+	err     error
+	midLine bool // the last byte written was not a newline
 }
 
 func (l *liveWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.err == nil {
+	if l.err == nil && len(p) > 0 {
 		_, l.err = l.w.Write(p)
+		l.midLine = p[len(p)-1] != '\n'
 	}
 	return len(p), nil
 }

@@ -118,6 +118,10 @@ type Result struct {
 	// DrainTimedOut is true when a stream had not reached end-of-file
 	// DrainTimeout after the child exited (a descendant kept it open).
 	DrainTimedOut bool
+	// Forwarded is the last signal capwrap received and passed on to the
+	// group (SIGWINCH aside), or 0: with Signal equal to it, the run was
+	// cancelled through capwrap rather than killed by something else.
+	Forwarded syscall.Signal
 	// ObservedStdout and ObservedStderr count bytes read from each stream.
 	ObservedStdout, ObservedStderr int64
 }
@@ -237,6 +241,7 @@ func Run(cfg Config) Result {
 		select {
 		case sig := <-sigs:
 			forward(pid, sig, cfg.PTY, streams)
+			res.noteForwarded(sig)
 		case <-contC:
 			handForeground(pid)
 		case <-winchC:
@@ -279,6 +284,7 @@ drain:
 			break drain
 		case sig := <-sigs:
 			forward(pid, sig, cfg.PTY, streams)
+			res.noteForwarded(sig)
 		case <-killC:
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			killC = nil
@@ -323,6 +329,13 @@ func forward(pgid int, sig os.Signal, ptys bool, streams [2]*stream) {
 		}
 	}
 	_ = syscall.Kill(-pgid, sig.(syscall.Signal))
+}
+
+// noteForwarded records a forwarded signal that asks the child to end.
+func (r *Result) noteForwarded(sig os.Signal) {
+	if s := sig.(syscall.Signal); s != syscall.SIGWINCH {
+		r.Forwarded = s
+	}
 }
 
 // waitChild reaps the child, reporting each stop and, last, its end. After
