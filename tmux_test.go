@@ -259,6 +259,8 @@ func TestTerminalCtrlZBgKillPipeline(t *testing.T) {
 	s.waitFor("capwrap: exit 0 · ", 5*time.Second)
 	s.run(`echo "alive-$((1+1))"`)
 	s.waitFor("alive-2", 5*time.Second)
+	s.run(`wait; echo "all-jobs-ended-$((3+3))"`) // capwrap itself has exited
+	s.waitFor("all-jobs-ended-6", 10*time.Second)
 	s.checkSane()
 
 	s.clear()
