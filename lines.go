@@ -59,6 +59,19 @@ func parseLineRange(s string) (lineRange, error) {
 	return lineRange{na, nb}, nil
 }
 
+// readBlock fills b from r at off; a file shorter than expected (it was
+// truncated meanwhile) is io.ErrUnexpectedEOF.
+func readBlock(r io.ReaderAt, b []byte, off int64) error {
+	k, err := r.ReadAt(b, off)
+	if k < len(b) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	return nil
+}
+
 // scanForward returns the offset just after the count-th newline at or
 // after from, reading r in blocks up to size; when there are fewer
 // newlines it returns size and how many it found. buf is the block buffer.
@@ -66,11 +79,7 @@ func scanForward(r io.ReaderAt, from, size, count int64, buf []byte) (pos, found
 	pos = from
 	for found < count && pos < size {
 		n := min(int64(len(buf)), size-pos)
-		k, err := r.ReadAt(buf[:n], pos)
-		if int64(k) < n {
-			if err == nil || errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
+		if err := readBlock(r, buf[:n], pos); err != nil {
 			return pos, found, err
 		}
 		b := buf[:n]
@@ -102,11 +111,7 @@ func scanBackward(r io.ReaderAt, floor, end, count int64, buf []byte) (pos, foun
 	for found < count && pos > floor {
 		n := min(int64(len(buf)), pos-floor)
 		start := pos - n
-		k, err := r.ReadAt(buf[:n], start)
-		if int64(k) < n {
-			if err == nil || errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
+		if err := readBlock(r, buf[:n], start); err != nil {
 			return pos, found, err
 		}
 		b := buf[:n]
