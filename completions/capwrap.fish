@@ -21,56 +21,10 @@ function __capwrap_ids
     end
 end
 
-# True while no verb, "--" or command has been typed yet (only flags).
-function __capwrap_no_subject
-    set -l words (commandline -opc)
-    set -e words[1]
-    set -l takes_arg --dir --keep --receipt-file --timeout --kill-after --drain-timeout \
-        --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
-        --queue-bytes --stall-timeout --redact-env --redact-file --redact-pattern --pty --color
-    set -l skip 0
-    for w in $words
-        if test $skip -eq 1
-            set skip 0
-            continue
-        end
-        if contains -- $w $takes_arg
-            set skip 1
-            continue
-        end
-        string match -q -- '-*' $w; and test "$w" != --; and continue
-        return 1
-    end
-    return 0
-end
-
-# The verb typed first (after flags), if any.
-function __capwrap_verb
-    set -l words (commandline -opc)
-    set -e words[1]
-    set -l takes_arg --dir --keep --receipt-file --timeout --kill-after --drain-timeout \
-        --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
-        --queue-bytes --stall-timeout --redact-env --redact-file --redact-pattern --pty --color
-    set -l skip 0
-    for w in $words
-        if test $skip -eq 1
-            set skip 0
-            continue
-        end
-        if contains -- $w $takes_arg
-            set skip 1
-            continue
-        end
-        string match -q -- '-*' $w; and test "$w" != --; and continue
-        contains -- $w list show read prune help; and test "$w" = $argv[1]
-        return
-    end
-    return 1
-end
-
-# The wrapped command's words (after "--" or from the command word on),
-# one per line; false when there is none yet.
-function __capwrap_command_words
+# The words from the first one that is neither a global flag nor a flag's
+# value on ("--", a verb or the command), one per line; false when there is
+# none yet. The one scan of the command line that the functions below share.
+function __capwrap_rest
     set -l words (commandline -opc)
     set -e words[1]
     set -l takes_arg --dir --keep --receipt-file --timeout --kill-after --drain-timeout \
@@ -88,17 +42,35 @@ function __capwrap_command_words
             set skip 1
             continue
         end
-        if test "$w" = --
-            set -e words[1..$n]
-            printf '%s\n' $words
-            return 0
-        end
-        string match -q -- '-*' $w; and continue
-        contains -- $w list show read prune help; and return 1
+        string match -q -- '-*' $w; and test "$w" != --; and continue
         printf '%s\n' $words[$n..-1]
         return 0
     end
     return 1
+end
+
+# True while no verb, "--" or command has been typed yet (only flags).
+function __capwrap_no_subject
+    not __capwrap_rest >/dev/null
+end
+
+# True when the verb typed first (after flags) is $argv[1].
+function __capwrap_verb
+    set -l rest (__capwrap_rest); or return 1
+    contains -- $rest[1] list show read prune help; and test "$rest[1]" = $argv[1]
+end
+
+# The wrapped command's words (after "--" or from the command word on),
+# one per line; false when there is none yet.
+function __capwrap_command_words
+    set -l rest (__capwrap_rest); or return 1
+    if test "$rest[1]" = --
+        set -e rest[1]
+        printf '%s\n' $rest
+        return 0
+    end
+    contains -- $rest[1] list show read prune help; and return 1
+    printf '%s\n' $rest
 end
 
 complete -c capwrap -f
