@@ -197,21 +197,31 @@ func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
 	return 0
 }
 
+// openSized opens a stream file of capture id and returns its size in
+// bytes now: what a read of a running capture may return (committed bytes).
+func openSized(dir *store.Dir, id, stream string) (*os.File, int64, error) {
+	f, _, err := dir.OpenStream(id, stream)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
 // readStream reads one stream of capture e as ro says: a byte range, a
 // line range (whole lines while they fit in --limit), --grep matches or
 // --follow.
 func readStream(w *bufio.Writer, dir *store.Dir, e store.Entry, ro readOpts) (readStatus, error) {
 	st := readStatus{Stream: ro.stream, Final: e.Final && !e.Running, Running: e.Running}
-	f, _, err := dir.OpenStream(e.ID, ro.stream)
+	f, size, err := openSized(dir, e.ID, ro.stream)
 	if err != nil {
 		return st, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return st, err
-	}
-	size := fi.Size()
 	st.Size = size
 	buf := make([]byte, scanBlock)
 
@@ -516,16 +526,12 @@ func readInterleaved(w *bufio.Writer, dir *store.Dir, e store.Entry, ro readOpts
 	iv := &interleaver{w: w, left: ro.limit, midLine: -1, buf: make([]byte, scanBlock)}
 	var sizes [2]int64
 	for i, name := range []string{store.Stdout, store.Stderr} {
-		f, _, err := dir.OpenStream(e.ID, name)
+		f, size, err := openSized(dir, e.ID, name)
 		if err != nil {
 			return st, err
 		}
 		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return st, err
-		}
-		iv.files[i], sizes[i] = f, fi.Size()
+		iv.files[i], sizes[i] = f, size
 	}
 	st.Size = sizes[0] + sizes[1]
 	ar, err := dir.OpenArrival(e.ID)
