@@ -29,6 +29,7 @@ type automaton struct {
 	short  [1024]uint64 // the same, for keywords shorter than five bytes only
 	quint  [1024]uint64 // hash5 of the first five bytes of keywords of five bytes or more
 	maxLen int          // longest keyword, in bytes
+	ted    *teddyTables // the vector prefilter's tables; nil: scalar only (see prefilter)
 }
 
 // fold maps ASCII upper case to lower case and leaves every other byte alone.
@@ -141,6 +142,9 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 	for ki, k := range kws {
 		a.mark(k, exact[ki])
 	}
+	if haveTeddy {
+		a.ted = newTeddy(kws, exact)
+	}
 	return a
 }
 
@@ -199,6 +203,32 @@ func (a *automaton) mark(k []byte, exact bool) {
 	}
 }
 
+// prefilter holds the vector prefilter's verdicts on b[from:to] (see
+// teddy.go): bit k of masks[n] is set when position from+32n+k may start a
+// keyword. It is filled for the bytes one call of stream.feed scans and is
+// valid while b is not changed.
+type prefilter struct {
+	buf      []uint32 // room for masks
+	masks    []uint32
+	from, to int
+}
+
+// fill judges b[from:] with the vector prefilter, or leaves pf empty when
+// the automaton has none.
+func (pf *prefilter) fill(a *automaton, b []byte, from int) {
+	pf.masks = pf.buf[:0]
+	pf.from, pf.to = from, from
+	if a.ted == nil || from >= len(b) {
+		return
+	}
+	if need := (len(b)-from)/32 + 1; cap(pf.buf) < need {
+		pf.buf = make([]uint32, need)
+	}
+	n := teddyMasks(a.ted, b[from:], pf.buf[:cap(pf.buf)])
+	pf.masks = pf.buf[:n]
+	pf.to = from + 32*n
+}
+
 // scan runs the machine from state st over b[i:] and stops just after the
 // first byte that leads to a state ending some keyword, or at len(b). It
 // returns the state reached and the index of the next unread byte.
@@ -208,11 +238,11 @@ func (a *automaton) mark(k []byte, exact bool) {
 // position can only have begun a case-mismatched exact keyword, which the
 // caller rejects anyway, and the machine restarted in the root state at the
 // next possible start finds every match the full machine would.
-func (a *automaton) scan(st int32, b []byte, i int) (int32, int) {
+func (a *automaton) scan(st int32, b []byte, i int, pf *prefilter) (int32, int) {
 	n := a.nclass
 	for i < len(b) {
 		if st == 0 {
-			i = a.skip(b, i)
+			i = a.skip(b, i, pf)
 			if i == len(b) {
 				return 0, i
 			}
@@ -243,9 +273,29 @@ func (a *automaton) scan(st int32, b []byte, i int) (int32, int) {
 
 // skip returns the first position at or after i where a keyword may start
 // (see mayStart), or a position among the last two bytes of b, which cannot
-// be judged and are left to the machine, or len(b). Eight positions are
-// tested per step against the three-byte table on the common path.
-func (a *automaton) skip(b []byte, i int) int {
+// be judged and are left to the machine, or len(b). Positions pf covers are
+// judged only if the vector prefilter let them through; the others (all of
+// them on CPUs without one) are tested eight per step against the
+// three-byte table.
+func (a *automaton) skip(b []byte, i int, pf *prefilter) int {
+	if pf != nil && i >= pf.from && i < pf.to {
+		n := (i - pf.from) >> 5
+		m := pf.masks[n] &^ (1<<uint((i-pf.from)&31) - 1)
+		for {
+			for m != 0 {
+				p := pf.from + n<<5 + bits.TrailingZeros32(m)
+				m &= m - 1
+				if a.mayStart(b, p) {
+					return p
+				}
+			}
+			if n++; n == len(pf.masks) {
+				break
+			}
+			m = pf.masks[n]
+		}
+		i = pf.to
+	}
 	for i+10 <= len(b) {
 		w := binary.LittleEndian.Uint64(b[i:])
 		b8, b9 := uint32(b[i+8]), uint32(b[i+9])

@@ -49,8 +49,8 @@ func benchLog(size, secretEvery int) []byte {
 	return []byte(b.String())
 }
 
-func benchWriter(b *testing.B, secretEvery int) {
-	p, err := NewPolicy(Options{Environ: []string{"VAULT_CREDENTIAL=s3cr3t-v4lu3-0123456789", "HOME=/root", "PATH=/usr/bin:/bin"}})
+func benchWriter(b *testing.B, secretEvery int, patterns ...string) {
+	p, err := NewPolicy(Options{Environ: []string{"VAULT_CREDENTIAL=s3cr3t-v4lu3-0123456789", "HOME=/root", "PATH=/usr/bin:/bin"}, Patterns: patterns})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,6 +86,19 @@ func BenchmarkWriterNoSecrets(b *testing.B) { benchWriter(b, 0) }
 // BenchmarkWriterSecretEvery100Lines measures the same log with a
 // credential on every 100th line. Target: at least 300 MB/s.
 func BenchmarkWriterSecretEvery100Lines(b *testing.B) { benchWriter(b, 100) }
+
+// BenchmarkWriterNoSecretsScalar is BenchmarkWriterNoSecrets without the
+// vector prefilter: what CPUs without AVX2 (and other architectures) get.
+func BenchmarkWriterNoSecretsScalar(b *testing.B) {
+	saved := haveTeddy
+	haveTeddy = false
+	defer func() { haveTeddy = saved }()
+	benchWriter(b, 0)
+}
+
+// BenchmarkWriterPattern measures the same log with a --redact-pattern,
+// which makes every line start a candidate.
+func BenchmarkWriterPattern(b *testing.B) { benchWriter(b, 0, `ticket-[0-9]{6}`) }
 
 var sinkSum int
 

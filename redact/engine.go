@@ -183,6 +183,7 @@ type stream struct {
 	pos  int64
 	rel  int64 // bytes before rel are written out or dropped: final
 	st   int32 // automaton state after byte pos-1
+	pf   prefilter
 
 	cands []cand
 	spans []span // decided, sorted by (s, kind), none ending before rel unless in the run
@@ -236,8 +237,9 @@ func (s *stream) feed(p []byte) {
 	s.pos = s.base + int64(len(s.buf))
 	ac := s.m.ac
 	st := s.st
+	s.pf.fill(ac, s.buf, i)
 	for i < len(s.buf) {
-		st, i = ac.scan(st, s.buf, i)
+		st, i = ac.scan(st, s.buf, i, &s.pf)
 		if ac.hasOut[st] {
 			end := s.base + int64(i)
 			for _, k := range ac.outputs(st) {

@@ -1,0 +1,240 @@
+package redact
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// The vector prefilter. Before the scalar filter of skip looks at a position,
+// a vector pass (where the CPU has one, see teddy_amd64.s) judges 32
+// positions at a time and discards those where no keyword can start. It is
+// the "Teddy" technique of Hyperscan (Intel) and of Rust's aho-corasick
+// crate: keywords are reduced to fingerprints of their first three bytes
+// (each ASCII case variant of a case-insensitive keyword its own), the
+// fingerprints are spread over eight buckets, and for each fingerprint byte
+// two 16-entry tables give, for the byte's low and for its high nibble, the
+// buckets that accept it; one byte shuffle looks up 32 positions at once. A
+// position survives if some bucket accepts each of its three bytes. That is
+// a superset of the positions where a keyword starts (a bucket accepts any
+// mix of its fingerprints' nibbles), so survivors still go through the exact
+// checks of mayStart, and a discarded position never starts a keyword.
+
+// teddyLen is the number of leading keyword bytes in a fingerprint.
+const teddyLen = 3
+
+// teddyTables is the layout teddy_amd64.s reads: for fingerprint byte j,
+// lo[j] and hi[j] map a nibble to the set of buckets (one bit each) that
+// accept it, each 16-byte table written twice for the two 128-bit lanes of a
+// 256-bit shuffle; then the nibble mask 0x0f, 32 times.
+type teddyTables struct {
+	lo, hi [teddyLen][32]byte
+	nibble [32]byte
+}
+
+// newTeddy returns the tables for kws (exact[i]: kws[i] is case-sensitive;
+// keywords must not be empty). For a keyword shorter than teddyLen the
+// fingerprint bytes past its end accept anything: a one-byte keyword (the
+// line start of a --redact-pattern) lets through every position holding it.
+func newTeddy(kws [][]byte, exact []bool) *teddyTables {
+	var fps []string
+	for ki, k := range kws {
+		n := min(len(k), teddyLen)
+		vs := [][]byte{nil}
+		for j := 0; j < n; j++ {
+			var next [][]byte
+			for _, v := range vs {
+				for _, c := range caseVariants(k[j], exact[ki]) {
+					next = append(next, append(slices.Clip(v), c))
+				}
+			}
+			vs = next
+		}
+		for _, v := range vs {
+			fps = append(fps, string(v))
+		}
+	}
+	slices.Sort(fps)
+	fps = slices.Compact(fps)
+
+	t := &teddyTables{}
+	for i := range t.nibble {
+		t.nibble[i] = 0x0f
+	}
+	for b, bucket := range teddyBuckets(fps) {
+		bit := byte(1) << b
+		for j := 0; j < teddyLen; j++ {
+			for n := 0; n < 16; n++ {
+				if bucket.lo[j]&(1<<n) != 0 {
+					t.lo[j][n] |= bit
+				}
+				if bucket.hi[j]&(1<<n) != 0 {
+					t.hi[j][n] |= bit
+				}
+			}
+		}
+	}
+	for j := 0; j < teddyLen; j++ {
+		copy(t.lo[j][16:], t.lo[j][:16])
+		copy(t.hi[j][16:], t.hi[j][:16])
+	}
+	return t
+}
+
+// teddyBlock is the portable statement of what teddyMasks computes for the
+// block of 32 positions at b[off:]: bit i is set when position off+i
+// survives the filter. It needs off+32+teddyLen-1 <= len(b). The tests hold
+// the vector code to it.
+func teddyBlock(t *teddyTables, b []byte, off int) uint32 {
+	var m uint32
+	for i := 0; i < 32; i++ {
+		acc := byte(0xff)
+		for j := 0; j < teddyLen; j++ {
+			c := b[off+i+j]
+			acc &= t.lo[j][c&15] & t.hi[j][c>>4]
+		}
+		if acc != 0 {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+// teddyBucket is a set of fingerprints sharing one bucket: at each
+// fingerprint byte, the low and high nibbles it accepts (bit n: nibble n).
+type teddyBucket struct {
+	lo, hi [teddyLen]uint16
+}
+
+func (b *teddyBucket) add(fp string) {
+	for j := 0; j < teddyLen; j++ {
+		if j >= len(fp) {
+			b.lo[j], b.hi[j] = 0xffff, 0xffff
+			continue
+		}
+		b.lo[j] |= 1 << (fp[j] & 15)
+		b.hi[j] |= 1 << (fp[j] >> 4)
+	}
+}
+
+func (b teddyBucket) union(o teddyBucket) teddyBucket {
+	for j := 0; j < teddyLen; j++ {
+		b.lo[j] |= o.lo[j]
+		b.hi[j] |= o.hi[j]
+	}
+	return b
+}
+
+// cost estimates how often a position of ordinary text passes the bucket:
+// at each byte it accepts every byte whose two nibbles it accepts there, so
+// it admits more than its fingerprints.
+func (b teddyBucket) cost() float64 {
+	c := 1.0
+	for j := 0; j < teddyLen; j++ {
+		p := 0.0
+		for hs := b.hi[j] & textHi; hs != 0; hs &= hs - 1 {
+			h := bits.TrailingZeros16(hs)
+			for ls := b.lo[j]; ls != 0; ls &= ls - 1 {
+				p += textFreq[h][bits.TrailingZeros16(ls)]
+			}
+		}
+		c *= p
+	}
+	return c
+}
+
+// teddyBuckets groups fps (sorted, distinct) into at most eight buckets:
+// fingerprints with the same first byte start together, then the two groups
+// whose union costs least over their separate costs merge until eight are
+// left (agglomerative clustering under the cost model of textFreq).
+func teddyBuckets(fps []string) []teddyBucket {
+	var bs []teddyBucket
+	group := map[byte]int{}
+	for _, fp := range fps {
+		g, ok := group[fp[0]]
+		if !ok {
+			g = len(bs)
+			group[fp[0]] = g
+			bs = append(bs, teddyBucket{})
+		}
+		bs[g].add(fp)
+	}
+	cost := make([]float64, len(bs))
+	for i := range bs {
+		cost[i] = bs[i].cost()
+	}
+	// extra[i][j], i < j: what merging i and j adds to the total cost.
+	extra := make([][]float64, len(bs))
+	for i := range bs {
+		extra[i] = make([]float64, len(bs))
+		for j := i + 1; j < len(bs); j++ {
+			extra[i][j] = bs[i].union(bs[j]).cost() - cost[i] - cost[j]
+		}
+	}
+	alive := make([]bool, len(bs))
+	for i := range alive {
+		alive[i] = true
+	}
+	for left := len(bs); left > 8; left-- {
+		bi, bj := -1, -1
+		for i := range bs {
+			for j := i + 1; j < len(bs) && alive[i]; j++ {
+				if alive[j] && (bi < 0 || extra[i][j] < extra[bi][bj]) {
+					bi, bj = i, j
+				}
+			}
+		}
+		bs[bi] = bs[bi].union(bs[bj])
+		cost[bi] = bs[bi].cost()
+		alive[bj] = false
+		for k := range bs {
+			if !alive[k] || k == bi {
+				continue
+			}
+			i, j := min(k, bi), max(k, bi)
+			extra[i][j] = bs[i].union(bs[j]).cost() - cost[i] - cost[j]
+		}
+	}
+	var out []teddyBucket
+	for i, b := range bs {
+		if alive[i] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// textFreq is a rough distribution of bytes in build and test logs, by high
+// and low nibble: English letters by their usual frequency (upper case a
+// tenth as often), digits, spaces and common punctuation. It only steers the
+// choice of buckets; the filter is exact whatever it says. textHi has bit h
+// set when some byte with high nibble h has a frequency.
+var textFreq, textHi = func() (q [16][16]float64, hi uint16) {
+	var w [256]float64
+	w[' '] = 15
+	for _, c := range "\n./_-:" {
+		w[c] = 1.5
+	}
+	for _, c := range "=,()[]\"'" {
+		w[c] = 0.5
+	}
+	const letters = "etaoinshrdlcumwfgypbvkjxqz"
+	for i := 0; i < len(letters); i++ {
+		f := 8 * float64(len(letters)-i) / float64(len(letters))
+		w[letters[i]] += f
+		w[letters[i]-'a'+'A'] += f / 10
+	}
+	for c := '0'; c <= '9'; c++ {
+		w[c] = 0.8
+	}
+	total := 0.0
+	for _, p := range w {
+		total += p
+	}
+	for c, p := range w {
+		if p > 0 {
+			q[c>>4][c&15] = p / total
+			hi |= 1 << (c >> 4)
+		}
+	}
+	return q, hi
+}()

@@ -1,0 +1,159 @@
+package redact
+
+import (
+	"bytes"
+	"math/rand"
+	"testing"
+)
+
+// scalarOnly returns a copy of p whose automaton has no vector prefilter, so
+// the tests run the scalar path on machines that have the vector one.
+func scalarOnly(p *Policy) *Policy {
+	m := *p.m
+	ac := *m.ac
+	ac.ted = nil
+	m.ac = &ac
+	q := *p
+	q.m = &m
+	return &q
+}
+
+// teddyPolicies are the keyword sets the vector tests use: the catalogue
+// alone (three-byte fingerprints) and the fuzz policy (two-byte values, and
+// the one-byte line start of its patterns).
+func teddyPolicies(t testing.TB) map[string]*Policy {
+	cat, err := NewPolicy(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*Policy{"catalogue": cat, "fuzz": fuzzPolicy()}
+}
+
+// checkTeddyMasks holds teddyMasks to teddyBlock, its portable statement,
+// on b: the same masks and the documented number of blocks.
+func checkTeddyMasks(t *testing.T, tt *teddyTables, b []byte, room int) {
+	t.Helper()
+	masks := make([]uint32, room)
+	n := teddyMasks(tt, b, masks)
+	want := 0
+	if len(b) >= 32+teddyLen-1 {
+		want = min(room, (len(b)-(32+teddyLen-1))/32+1)
+	}
+	if n != want {
+		t.Fatalf("len %d, room %d: %d blocks judged, want %d", len(b), room, n, want)
+	}
+	for k := 0; k < n; k++ {
+		if got, want := masks[k], teddyBlock(tt, b, 32*k); got != want {
+			t.Fatalf("len %d block %d: mask %032b, portable %032b", len(b), k, got, want)
+		}
+	}
+}
+
+func TestTeddyMasksMatchPortable(t *testing.T) {
+	if !haveTeddy {
+		t.Skip("no vector prefilter on this CPU")
+	}
+	r := rand.New(rand.NewSource(1))
+	log := benchLog(1<<16, 50)
+	for name, p := range teddyPolicies(t) {
+		t.Run(name, func(t *testing.T) {
+			tt := p.m.ac.ted
+			if tt == nil {
+				t.Fatal("no tables built")
+			}
+			for n := 0; n < 200; n++ {
+				b := make([]byte, n)
+				r.Read(b)
+				checkTeddyMasks(t, tt, b, 100)
+				checkTeddyMasks(t, tt, log[n:n+n], 100)
+			}
+			checkTeddyMasks(t, tt, log, 1<<16)
+			checkTeddyMasks(t, tt, log, 3) // masks full before b ends
+		})
+	}
+}
+
+// TestTeddySuperset: every position where a keyword of the policy starts,
+// in any case variant it matches, survives the vector filter.
+func TestTeddySuperset(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for name, p := range teddyPolicies(t) {
+		t.Run(name, func(t *testing.T) {
+			tt := newTeddy(keywordTexts(p.m))
+			for _, k := range p.m.kws {
+				for rep := 0; rep < 8; rep++ {
+					b := make([]byte, 64+len(k.text))
+					for i := range b {
+						b[i] = byte(r.Intn(256))
+					}
+					at := r.Intn(32)
+					for j, c := range k.text {
+						if vs := caseVariants(c, k.exact); len(vs) > 1 {
+							c = vs[r.Intn(len(vs))]
+						}
+						b[at+j] = c
+					}
+					if teddyBlock(tt, b, 0)&(1<<at) == 0 {
+						t.Fatalf("keyword %q at %d of %q filtered out", k.text, at, b)
+					}
+				}
+			}
+		})
+	}
+}
+
+// keywordTexts returns the arguments newAutomaton got for m.
+func keywordTexts(m *matcher) ([][]byte, []bool) {
+	var kws [][]byte
+	var exact []bool
+	for _, k := range m.kws {
+		kws = append(kws, k.text)
+		exact = append(exact, k.exact)
+	}
+	return kws, exact
+}
+
+// TestTeddyFilters: on a log, the vector filter discards most positions
+// (it is a filter, not a pass-through) and the redacted output is the same
+// with and without it.
+func TestTeddyFilters(t *testing.T) {
+	log := benchLog(1<<20, 100)
+	for name, p := range teddyPolicies(t) {
+		t.Run(name, func(t *testing.T) {
+			tt := newTeddy(keywordTexts(p.m))
+			survivors := 0
+			for off := 0; off+32+teddyLen-1 <= len(log); off += 32 {
+				m := teddyBlock(tt, log, off)
+				for ; m != 0; m &= m - 1 {
+					survivors++
+				}
+			}
+			if survivors > len(log)/10 {
+				t.Errorf("%d of %d positions survive the filter", survivors, len(log))
+			}
+			got := redactChunks(t, p, log, []int{4096, 65536, 7})
+			want := redactChunks(t, scalarOnly(p), log, []int{65536})
+			if !bytes.Equal(got, want) {
+				t.Fatal("vector and scalar paths differ")
+			}
+		})
+	}
+}
+
+// FuzzTeddy: for any bytes, the vector masks equal the portable ones, and
+// the redacted output equals the scalar path's.
+func FuzzTeddy(f *testing.F) {
+	f.Add([]byte("tests/test_auth.py::test_token PASSED MTAxNjE password=x eyJhbGci hf_x ://"))
+	f.Add(benchLog(2048, 5))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := fuzzPolicy()
+		if haveTeddy {
+			checkTeddyMasks(t, p.m.ac.ted, data, len(data)/32+1)
+		}
+		got := redactChunks(t, p, data, []int{1 + len(data)/3})
+		want := redactChunks(t, scalarOnly(p), data, nil)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("vector path %q, scalar path %q", got, want)
+		}
+	})
+}
