@@ -104,17 +104,15 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		return exitUsage
 	}
 
-	policy, err := policyReady()
-	if err != nil { // not expected: CheckPatterns has passed
-		c.Discard()
-		d.errorf("%v", err)
-		return exitUsage
+	// The command label is sanitized by the redaction policy, which may
+	// still be compiling: it is filled in once the policy is needed anyway.
+	labelOf := func(policy *redactionConfig) []string {
+		if o.noLabel {
+			return nil
+		}
+		return policy.labelArgs(argv)
 	}
-	label := []string(nil)
-	if !o.noLabel {
-		label = policy.labelArgs(argv)
-	}
-	rc := newReceipt(c, label, policy != nil, usePTY)
+	rc := newReceipt(c, nil, !o.noRedact, usePTY)
 
 	// Each stream: pipe reader → redactor → {capture file, preview keeper,
 	// live terminal in tee mode}. The redactor is the seam of SPEC §6: all
@@ -141,7 +139,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 			lives[i] = &liveWriter{w: []*os.File{stdout, stderr}[i]}
 			ws = append(ws, lives[i])
 		}
-		sinks[i] = policy.newSink(io.MultiWriter(ws...))
+		sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: policyReady}
 	}
 
 	liveWritten := make(chan struct{})
@@ -163,6 +161,11 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 			live.Process.PID = &pid
 			liveTimer = time.AfterFunc(liveReceiptDelay, func() {
 				defer close(liveWritten)
+				policy, err := policyReady()
+				if err != nil {
+					return // reported when the command has ended
+				}
+				live.Command = labelOf(policy)
 				if err := c.WriteLiveReceipt(&live); err != nil {
 					d.warnf("cannot write %s: %v", c.Path()+"/receipt.live.json", err)
 				}
@@ -179,6 +182,13 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 			seen = append(seen, s.r.Seen()...)
 		}
 	}
+	policy, err := policyReady()
+	if err != nil { // not expected: CheckPatterns has passed; the sinks wrote nothing
+		c.Discard()
+		d.errorf("%v", err)
+		return exitUsage
+	}
+	rc.Command = labelOf(policy)
 	// Pieces of a secret the output revealed are masked in the label too
 	// (a command may print a credential in parts).
 	for i := range rc.Command {
@@ -313,14 +323,42 @@ func budget(n int) int {
 }
 
 // sink is one stream's entry stage: the redactor, or a pass-through when
-// redaction is off. Close ends the stream.
+// redaction is off, in front of dst. The redaction policy may still be
+// compiling when the command starts; the first Write (or Close) waits for
+// it, so compiling overlaps with the spawn. Should the policy fail, the sink
+// writes nothing (fail closed) and the run reports the error.
 type sink struct {
-	io.Writer
-	r *redact.Writer
+	dst   io.Writer
+	ready func() (*redactionConfig, error)
+	once  sync.Once
+	w     io.Writer      // dst, the redactor or io.Discard; set by init
+	r     *redact.Writer // the redactor, nil without one
+}
+
+func (s *sink) init() {
+	s.once.Do(func() {
+		policy, err := s.ready()
+		switch {
+		case err != nil:
+			s.w = io.Discard
+		case policy == nil:
+			s.w = s.dst
+		default:
+			s.r = policy.p.NewWriter(s.dst)
+			s.w = s.r
+		}
+	})
+}
+
+// Write passes p through the redactor, once the policy is ready.
+func (s *sink) Write(p []byte) (int, error) {
+	s.init()
+	return s.w.Write(p)
 }
 
 // Close releases what the redactor holds back.
 func (s *sink) Close() error {
+	s.init()
 	if s.r != nil {
 		return s.r.Close()
 	}
@@ -403,14 +441,6 @@ func redactionPolicy(o *options) (func() (*redactionConfig, error), error) {
 		}
 		return &redactionConfig{p}, nil
 	}, nil
-}
-
-func (r *redactionConfig) newSink(w io.Writer) *sink {
-	if r == nil {
-		return &sink{Writer: w}
-	}
-	rw := r.p.NewWriter(w)
-	return &sink{Writer: rw, r: rw}
 }
 
 func (r *redactionConfig) label(s string) string {

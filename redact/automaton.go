@@ -75,14 +75,18 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 	}
 	a.nclass = n
 
-	// The trie, in delta with -1 for a missing edge.
-	delta := make([]int32, n)
+	// The trie, in delta with -1 for a missing edge; it has at most one
+	// state per keyword byte, plus the root.
+	most := 1
+	for _, k := range kws {
+		most += len(k)
+	}
+	delta := make([]int32, n, most*n)
 	for i := range delta {
 		delta[i] = -1
 	}
-	depth := []int32{0}
-	var outs [][]int32
-	outs = append(outs, nil)
+	depth := make([]int32, 1, most)
+	outs := make([][]int32, 1, most)
 	for ki, k := range kws {
 		s := int32(0)
 		for _, c := range k {

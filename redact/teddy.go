@@ -36,22 +36,22 @@ type teddyTables struct {
 // fingerprint bytes past its end accept anything: a one-byte keyword (the
 // line start of a --redact-pattern) lets through every position holding it.
 func newTeddy(kws [][]byte, exact []bool) *teddyTables {
-	var fps []string
+	// A fingerprint is packed little-endian in a uint32, its length in the
+	// top byte.
+	var fps []uint32
 	for ki, k := range kws {
 		n := min(len(k), teddyLen)
-		vs := [][]byte{nil}
+		vs := []uint32{uint32(n) << 24}
 		for j := 0; j < n; j++ {
-			var next [][]byte
+			var next []uint32
 			for _, v := range vs {
 				for _, c := range caseVariants(k[j], exact[ki]) {
-					next = append(next, append(slices.Clip(v), c))
+					next = append(next, v|uint32(c)<<(8*j))
 				}
 			}
 			vs = next
 		}
-		for _, v := range vs {
-			fps = append(fps, string(v))
-		}
+		fps = append(fps, vs...)
 	}
 	slices.Sort(fps)
 	fps = slices.Compact(fps)
@@ -105,14 +105,17 @@ type teddyBucket struct {
 	lo, hi [teddyLen]uint16
 }
 
-func (b *teddyBucket) add(fp string) {
+// add puts the packed fingerprint fp in the bucket (see newTeddy).
+func (b *teddyBucket) add(fp uint32) {
+	n := int(fp >> 24)
 	for j := 0; j < teddyLen; j++ {
-		if j >= len(fp) {
+		if j >= n {
 			b.lo[j], b.hi[j] = 0xffff, 0xffff
 			continue
 		}
-		b.lo[j] |= 1 << (fp[j] & 15)
-		b.hi[j] |= 1 << (fp[j] >> 4)
+		c := byte(fp >> (8 * j))
+		b.lo[j] |= 1 << (c & 15)
+		b.hi[j] |= 1 << (c >> 4)
 	}
 }
 
@@ -142,21 +145,20 @@ func (b teddyBucket) cost() float64 {
 	return c
 }
 
-// teddyBuckets groups fps (sorted, distinct) into at most eight buckets:
+// teddyBuckets groups fps (packed, distinct) into at most eight buckets:
 // fingerprints with the same first byte start together, then the two groups
 // whose union costs least over their separate costs merge until eight are
 // left (agglomerative clustering under the cost model of textFreq).
-func teddyBuckets(fps []string) []teddyBucket {
+func teddyBuckets(fps []uint32) []teddyBucket {
 	var bs []teddyBucket
-	group := map[byte]int{}
+	var group [256]int // first byte → index in bs + 1
 	for _, fp := range fps {
-		g, ok := group[fp[0]]
-		if !ok {
-			g = len(bs)
-			group[fp[0]] = g
+		g := &group[byte(fp)]
+		if *g == 0 {
 			bs = append(bs, teddyBucket{})
+			*g = len(bs)
 		}
-		bs[g].add(fp)
+		bs[*g-1].add(fp)
 	}
 	cost := make([]float64, len(bs))
 	for i := range bs {
