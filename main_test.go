@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -42,6 +43,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"rcpt": cmdRcpt,
+			"glob": cmdGlob,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -66,6 +68,26 @@ func TestScripts(t *testing.T) {
 //	file:STREAM=F    the stream's capture file is byte-identical to file F
 //	size:STREAM      committed_bytes equals the capture file's size, and lines
 //	                 equals its newline count
+//
+// cmdGlob: "glob PATTERN..." succeeds when every pattern (filepath.Match
+// syntax, relative to the work directory) matches a file; "! glob" when none
+// does. The builtin exists does not expand patterns.
+func cmdGlob(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: glob PATTERN...")
+	}
+	for _, pat := range args {
+		m, err := filepath.Glob(ts.MkAbs(pat))
+		ts.Check(err)
+		switch {
+		case neg && len(m) > 0:
+			ts.Fatalf("%s matches %v", pat, m)
+		case !neg && len(m) == 0:
+			ts.Fatalf("%s matches nothing", pat)
+		}
+	}
+}
+
 func cmdRcpt(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("rcpt does not support !")

@@ -20,15 +20,11 @@ import (
 
 // newReceipt is the receipt as known at launch (receipt.live.json, SPEC §4):
 // process running, capture pending, everything not yet known null.
-func newReceipt(c *store.Capture, label []string, redacting, pty bool) *store.Receipt {
-	id, dir, abs := c.ID(), c.Path(), c.AbsPath()
+func newReceipt(label []string, redacting, pty bool) *store.Receipt {
 	started := time.Now().UTC()
 	at := started.Format(time.RFC3339Nano)
 	return &store.Receipt{
 		Schema:    store.Schema,
-		ID:        &id,
-		Dir:       &dir,
-		AbsDir:    &abs,
 		Command:   label,
 		StartedAt: &at,
 		Process:   store.Process{State: "running"},
@@ -36,6 +32,12 @@ func newReceipt(c *store.Capture, label []string, redacting, pty bool) *store.Re
 		Redaction: store.Redaction{Enabled: redacting},
 		PTY:       pty,
 	}
+}
+
+// placeReceipt names capture c in the receipt (id, dir, abs_dir).
+func placeReceipt(rc *store.Receipt, c *store.Capture) {
+	id, dir, abs := c.ID(), c.Path(), c.AbsPath()
+	rc.ID, rc.Dir, rc.AbsDir = &id, &dir, &abs
 }
 
 // fillReceipt completes the receipt from what wrap and store report.
@@ -122,6 +124,13 @@ func ptr[T any](v T) *T { return &v }
 // preview's omission marker, and how much of the stream the file holds
 // (committed bytes, after redaction, like the keeper's).
 func previewStream(o *options, c *store.Capture, name string, k *preview.Keeper, committed *int64) preview.Stream {
+	if c == nil { // no capture: nothing to name or read back
+		st := preview.Stream{Keeper: k, Name: name}
+		if committed != nil && *committed < k.Total() {
+			st.FileShort, st.FileBytes = true, *committed
+		}
+		return st
+	}
 	cmd := "capwrap"
 	if o.dir != "" {
 		cmd += " --dir " + shellQuote(o.dir)

@@ -98,11 +98,11 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	limits.DirQuota = int64(o.dirQuota)
 	limits.QueueBytes = int64(o.queueBytes)
 	limits.StallTimeout = o.stallTimeout
-	c, err := dir.Create(time.Now(), limits)
-	if err != nil {
-		d.errorf("cannot create a capture in %s: %v", dir.Path(), err)
-		return exitUsage
-	}
+	lc := &lazyCapture{started: time.Now(), warnf: d.warnf,
+		create: func() (*store.Capture, error) { return dir.Create(time.Now(), limits) },
+		onError: func(err error) {
+			d.warnf("cannot create a capture in %s: %v; the command runs on without one", dir.Path(), unwrapPath(err))
+		}}
 
 	// The command label is sanitized by the redaction policy, which may
 	// still be compiling: it is filled in once the policy is needed anyway.
@@ -112,7 +112,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		}
 		return policy.labelArgs(argv)
 	}
-	rc := newReceipt(c, nil, !o.noRedact, usePTY)
+	rc := newReceipt(nil, !o.noRedact, usePTY)
 
 	// Each stream: pipe reader → redactor → {capture file, preview keeper,
 	// live terminal in tee mode}. The redactor is the seam of SPEC §6: all
@@ -121,20 +121,10 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		preview.NewKeeper(o.stdoutChars),
 		preview.NewKeeper(o.stdoutChars + o.stderrChars), // stdout's unused budget may flow here (SPEC §5)
 	}
-	// The arrival index records the order in which sanitized chunks reach
-	// the capture (`capwrap read --interleaved`, SPEC §8); without it the
-	// capture goes on.
-	arrival, err := c.Arrival(time.Now())
-	if err != nil {
-		d.warnf("cannot record the arrival order in %s: %v", c.Path(), unwrapPath(err))
-	}
 	var lives [2]*liveWriter
 	var sinks [2]*sink
 	for i, name := range []string{"stdout", "stderr"} {
-		ws := []io.Writer{c.Stream(name), keepers[i]}
-		if arrival != nil {
-			ws = append(ws, arrival.Writer(name))
-		}
+		ws := []io.Writer{lc.stream(name), keepers[i]}
 		if mode == modeTee {
 			lives[i] = &liveWriter{w: []*os.File{stdout, stderr}[i]}
 			ws = append(ws, lives[i])
@@ -166,6 +156,11 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 					return // reported when the command has ended
 				}
 				live.Command = labelOf(policy)
+				c, err := lc.get()
+				if err != nil {
+					return // reported by lc
+				}
+				placeReceipt(&live, c)
 				if err := c.WriteLiveReceipt(&live); err != nil {
 					d.warnf("cannot write %s: %v", c.Path()+"/receipt.live.json", err)
 				}
@@ -184,7 +179,9 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	}
 	policy, err := policyReady()
 	if err != nil { // not expected: CheckPatterns has passed; the sinks wrote nothing
-		c.Discard()
+		if c, _ := lc.made(); c != nil {
+			c.Discard()
+		}
 		d.errorf("%v", err)
 		return exitUsage
 	}
@@ -194,8 +191,8 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	for i := range rc.Command {
 		rc.Command[i] = redact.MaskSeen(rc.Command[i], seen)
 	}
-	if err := arrival.Close(); err != nil {
-		d.warnf("arrival order of %s: %v", c.ID(), err)
+	if err := lc.closeArrival(); err != nil {
+		d.warnf("arrival order of %s: %v", lc.id(), err)
 	}
 	if res.StartErr != nil {
 		reportStartError(d, argv[0], res)
@@ -203,7 +200,17 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 
 	// Drain first: whether the capture is kept depends on the preview, and
 	// a capture about to be discarded need not be fsynced.
-	fillReceipt(rc, res, c.Drain(), sinks, keepers)
+	// A capture not made yet saw no byte: it is complete and empty.
+	fin := store.Result{State: "complete"}
+	c, cerr := lc.made()
+	switch {
+	case c != nil:
+		placeReceipt(rc, c)
+		fin = c.Drain()
+	case cerr != nil:
+		fin = store.Result{State: "failed", Reason: ptr("write_error"), Error: ptr("cannot create the capture: " + unwrapPath(cerr).Error())}
+	}
+	fillReceipt(rc, res, fin, sinks, keepers)
 
 	failed := res.State != wrap.StateExited || res.ExitCode != 0
 	var text []byte
@@ -219,6 +226,16 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 
 	keep := o.keep == "always" ||
 		(o.keep == "auto" && !(res.State == wrap.StateNotStarted || compactSuccess(mode, res, rc)))
+	if keep && c == nil && cerr == nil {
+		// Kept though nothing was printed: made now, empty.
+		if c, cerr = lc.get(); c != nil {
+			placeReceipt(rc, c)
+		} else {
+			fin = store.Result{State: "failed", Reason: ptr("write_error"), Error: ptr("cannot create the capture: " + unwrapPath(cerr).Error())}
+			fillReceipt(rc, res, fin, sinks, keepers)
+		}
+	}
+	keep = keep && c != nil
 	if keep {
 		// SPEC §4 order: files flushed, fsynced, closed, renamed to .log,
 		// then receipt.json published, then the preview printed.
@@ -252,11 +269,13 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		if o.strict {
 			kept = "--strict makes capwrap's status 125"
 		}
-		d.warnf("capture %s is partial (%s); the command ran to the end and %s", c.ID(), msg, kept)
+		d.warnf("capture %s is %s (%s); the command ran to the end and %s", lc.id(), rc.Capture.State, msg, kept)
 	}
 	if !keep {
-		if err := c.Discard(); err != nil {
-			d.warnf("cannot remove capture %s: %v", c.Path(), err)
+		if c != nil {
+			if err := c.Discard(); err != nil {
+				d.warnf("cannot remove capture %s: %v", c.Path(), err)
+			}
 		}
 		forget(rc)
 	}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"io"
+	"sync"
+	"time"
+
+	"github.com/capwrap/capwrap/store"
+)
+
+// lazyCapture creates the run's capture when it is first needed: at the
+// first byte of output (SPEC §4: the files hold the output from its first
+// byte), when the live receipt is due, or at the end of a run whose capture
+// is kept. A command that prints nothing and whose capture is not kept costs
+// no directory at all (start-up, issue 8). The tool-outputs directory itself
+// is opened and checked before the command starts, as before.
+type lazyCapture struct {
+	create  func() (*store.Capture, error)
+	started time.Time   // the run's start, for the arrival index
+	onError func(error) // reports a failure to create, once; may be called from a pump goroutine
+	warnf   func(format string, args ...any)
+
+	once    sync.Once
+	mu      sync.Mutex
+	c       *store.Capture
+	err     error
+	arrival *store.Arrival
+}
+
+// get returns the capture, creating it on the first call. The error is the
+// creation's, the same on every call; the capture is then nil.
+func (l *lazyCapture) get() (*store.Capture, error) {
+	l.once.Do(func() {
+		c, err := l.create()
+		var arrival *store.Arrival
+		if err == nil {
+			// The arrival index records the order in which sanitized
+			// chunks reach the capture (`capwrap read --interleaved`,
+			// SPEC §8); without it the capture goes on.
+			arrival, err = c.Arrival(l.started)
+			if err != nil {
+				l.warnf("cannot record the arrival order in %s: %v", c.Path(), unwrapPath(err))
+				arrival, err = nil, nil
+			}
+		}
+		l.mu.Lock()
+		l.c, l.err, l.arrival = c, err, arrival
+		l.mu.Unlock()
+		if err != nil {
+			l.onError(err)
+		}
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.c, l.err
+}
+
+// made returns the capture if it has been created, without creating it.
+func (l *lazyCapture) made() (*store.Capture, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.c, l.err
+}
+
+// stream returns the writer of stream name ("stdout" or "stderr"): the
+// capture's file and the arrival index, the capture created at the first
+// byte. If it cannot be created the bytes are dropped here (the preview and
+// the live terminal still get them) and the receipt says why.
+func (l *lazyCapture) stream(name string) io.Writer {
+	return &lazyStream{l: l, name: name}
+}
+
+type lazyStream struct {
+	l    *lazyCapture
+	name string
+	w    io.Writer // set at the first Write; nil if the capture failed
+	done bool
+}
+
+func (s *lazyStream) Write(p []byte) (int, error) {
+	if !s.done {
+		s.done = true
+		if c, err := s.l.get(); err == nil {
+			s.w = c.Stream(s.name)
+			if s.l.arrival != nil {
+				s.w = io.MultiWriter(s.w, s.l.arrival.Writer(s.name))
+			}
+		}
+	}
+	if s.w == nil {
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
+
+// closeArrival ends the arrival index, if there is one.
+func (l *lazyCapture) closeArrival() error {
+	l.mu.Lock()
+	a := l.arrival
+	l.mu.Unlock()
+	return a.Close()
+}
+
+// id names the capture in messages: its ID, or "(none)" if it was never made.
+func (l *lazyCapture) id() string {
+	if c, _ := l.made(); c != nil {
+		return c.ID()
+	}
+	return "(none)"
+}
