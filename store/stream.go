@@ -2,6 +2,7 @@ package store
 
 import (
 	"crypto/sha256"
+	"encoding"
 	"fmt"
 	"hash"
 	"os"
@@ -148,11 +149,26 @@ func (s *StreamWriter) run() {
 		}
 		n, err := 0, error(nil)
 		if allowed > 0 {
+			// The chunk is hashed while the kernel copies it into the
+			// file, so the two can run on different cores. A short
+			// write rewinds the hash to what the file got.
+			before, _ := s.hash.(encoding.BinaryMarshaler).MarshalBinary()
+			hashed := make(chan struct{})
+			go func(b []byte) {
+				s.hash.Write(b)
+				close(hashed)
+			}(buf[:allowed])
 			n, err = s.f.Write(buf[:allowed])
 			if n < 0 || n > allowed {
 				n = 0
 			}
-			s.hash.Write(buf[:n])
+			<-hashed
+			if n < allowed {
+				if uerr := s.hash.(encoding.BinaryUnmarshaler).UnmarshalBinary(before); uerr != nil {
+					panic(uerr) // sha256's own state: cannot fail
+				}
+				s.hash.Write(buf[:n])
+			}
 			s.committed.Add(int64(n))
 		}
 
