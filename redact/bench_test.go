@@ -100,6 +100,46 @@ func BenchmarkWriterNoSecretsScalar(b *testing.B) {
 // which makes every line start a candidate.
 func BenchmarkWriterPattern(b *testing.B) { benchWriter(b, 0, `ticket-[0-9]{6}`) }
 
+// BenchmarkWriterPlainLog measures an 8 MiB log in the style of make
+// bench's (test results, compiler warnings, source lines; a fake AWS key
+// every 10,000 lines), where keywords are rare, written in 256 KiB chunks
+// as capwrap's pipe reader does.
+func BenchmarkWriterPlainLog(b *testing.B) {
+	p, err := NewPolicy(Options{Environ: []string{"HOME=/root", "PATH=/usr/bin:/bin"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	for i := 0; sb.Len() < 8<<20; i++ {
+		switch {
+		case i%10000 == 9999:
+			sb.WriteString("config: aws_access_key_id=AKIAQ7ZPLXW3RTYU4BNM region=eu-west-1\n")
+		case i%3 == 0:
+			fmt.Fprintf(&sb, "tests/test_mod%03d.py::test_case_%05d PASSED%s[%3d%%]\n", i%250, i%100000, strings.Repeat(" ", 30), i%100)
+		case i%3 == 1:
+			fmt.Fprintf(&sb, "src/module_%02d/file_%03d.c:%d:%d: warning: unused variable 'tmp_%d' [-Wunused-variable]\n", i%40, i%300, i%900, i%30, i)
+		default:
+			fmt.Fprintf(&sb, "   %d |     int tmp_%d = compute(%d);\n", i%900, i, i)
+		}
+	}
+	log := []byte(sb.String())
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := p.NewWriter(io.Discard)
+		for off := 0; off < len(log); off += 256 << 10 {
+			w.Write(log[off:min(off+256<<10, len(log))])
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if w.Replaced() == 0 {
+			b.Fatal("the key was not replaced")
+		}
+	}
+}
+
 var sinkSum int
 
 // BenchmarkBaselineSum only adds up the bytes of a 64 KiB buffer: not a
