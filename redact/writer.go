@@ -17,7 +17,8 @@ var ErrClosed = errors.New("redact: write after close")
 // with a --redact-pattern, more only for a longer literal secret form) of
 // text that may still turn out to be part of a secret, and releases them once
 // decided; bytes it has written are never rewritten. Its memory is about
-// 64 KiB plus twice the holdback, whatever the size of a Write.
+// 64 KiB plus twice the holdback, plus 8 KiB of prefilter verdicts (one bit
+// per byte of a 64 KiB chunk), whatever the size of a Write.
 // A context rule holds back only what follows its keyword, so a prompt such
 // as "Password: " is written at once. A secret too long for the window
 // (a line longer than 4096 bytes when a line pattern applies, a private-key
