@@ -103,8 +103,27 @@ type prefixDet struct {
 
 func (d *prefixDet) window(kw int) int { return kw + d.max + 1 }
 
+// glued reports whether a token is glued to the word before it: the byte
+// just before it (the last of pre, which holds up to two bytes) is in set.
+// Two letters do not glue, because output puts them right before a word
+// without being part of it: the "m" that ends an ANSI colour code
+// ("\x1b[31m", "\x1b[m": after a digit or "[") and the letter of a
+// backslash escape in JSON or a quoted string ("\n", "\t").
+func glued(pre []byte, set *byteSet) bool {
+	if len(pre) == 0 || !set[pre[len(pre)-1]] {
+		return false
+	}
+	if len(pre) == 2 {
+		a, b := pre[0], pre[1]
+		if a == '\\' && setLetter[b] || b == 'm' && ('0' <= a && a <= '9' || a == '[') {
+			return false
+		}
+	}
+	return true
+}
+
 func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	if d.left != nil && len(pre) > 0 && d.left[pre[len(pre)-1]] {
+	if d.left != nil && glued(pre, d.left) {
 		return false, 0
 	}
 	s := 0
@@ -143,7 +162,7 @@ const (
 func (d *jwtDet) window(int) int { return jwtWindow }
 
 func (d *jwtDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	if len(pre) > 0 && setB64URL[pre[len(pre)-1]] {
+	if glued(pre, setB64URL) {
 		return false, 0
 	}
 	i := skip(w, 0, setB64URL, jwtHeaderMax+1)
@@ -195,7 +214,7 @@ var discordParts = [3][2]int{{24, 26}, {6, 6}, {27, 38}}
 func (d *discordDet) window(int) int { return 26 + 1 + 6 + 1 + 38 + 1 }
 
 func (d *discordDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	if len(pre) > 0 && setB64URL[pre[len(pre)-1]] {
+	if glued(pre, setB64URL) {
 		return false, 0
 	}
 	i := 0
@@ -597,7 +616,7 @@ const bearerMin = 12
 func (d *bearerDet) window(kw int) int { return kw + assignBlankMax + authValueMax + 1 }
 
 func (d *bearerDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	if len(pre) > 0 && setLetter[pre[len(pre)-1]] {
+	if glued(pre, setLetter) {
 		return false, 0
 	}
 	i := skip(w, kw, setBlank, assignBlankMax)

@@ -475,3 +475,35 @@ func TestWriteErrors(t *testing.T) {
 		t.Errorf("Write after Close: %v", err)
 	}
 }
+
+// TestTokenAfterEscape: a token shape that is masked on its own is masked
+// too right after an ANSI colour code or a JSON/string escape, whose last
+// byte is a letter (glued), and still not inside a longer word.
+func TestTokenAfterEscape(t *testing.T) {
+	p, err := NewPolicy(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := 0
+	for _, c := range catalogueCases() {
+		alone := string(redactChunks(t, p, []byte(c.secret+"\n"), nil))
+		if strings.Contains(alone, c.secret) {
+			continue // needs its context (password=, Bearer ...): not a token shape
+		}
+		tested++
+		for _, pre := range []string{"\x1b[31m", "\x1b[m", "\x1b[1;32m", "\x1b[0m", `{"log": "done\n`, `\t`, `"\r`} {
+			in := pre + c.secret + "\x1b[0m\n"
+			if out := string(redactChunks(t, p, []byte(in), nil)); strings.Contains(out, c.secret) {
+				t.Errorf("%s after %q not masked: %q", c.kind, pre, out)
+			}
+		}
+	}
+	if tested < 15 {
+		t.Fatalf("only %d token shapes tested", tested)
+	}
+	for _, miss := range []string{"xAKIAIOSFODNN7EXAMPLE\n", "5xAKIAIOSFODNN7EXAMPLE\n", "mAKIAIOSFODNN7EXAMPLE\n", "amAKIAIOSFODNN7EXAMPLE\n"} {
+		if out := string(redactChunks(t, p, []byte(miss), nil)); out != miss {
+			t.Errorf("%q changed to %q", miss, out)
+		}
+	}
+}
