@@ -297,8 +297,10 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	}
 
 	// The short footer may leave out only null, empty and default values
-	// (SPEC §7); redaction off, or secrets replaced, are neither.
-	compact := !keep && status == 0 && rc.Redaction.Enabled && rc.Redaction.Replaced == 0
+	// (SPEC §7); redaction off, secrets replaced, or a capture that could
+	// not be made (its reason and error) are neither.
+	compact := !keep && status == 0 && rc.Redaction.Enabled && rc.Redaction.Replaced == 0 &&
+		rc.Capture.State == "complete"
 	switch mode {
 	case modePreview, modeQuiet:
 		footer, _ := rc.Footer(compact)
