@@ -31,8 +31,9 @@ fuzz:
 	$(GO) test ./preview -run '^$$' -fuzz FuzzRender -fuzztime $(FUZZTIME)
 	$(GO) test ./preview -run '^$$' -fuzz FuzzKeeper -fuzztime $(FUZZTIME)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzChunking -fuzztime $(FUZZTIME)
-	$(GO) test ./redact -run '^$$' -fuzz FuzzNoSecretLeaks -fuzztime $(FUZZTIME)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzReference -fuzztime $(FUZZTIME)
+	$(GO) test ./redact -run '^$$' -fuzz FuzzPlantedSecret -fuzztime $(FUZZTIME)
+	$(GO) test ./redact -run '^$$' -fuzz FuzzTeddy -fuzztime $(FUZZTIME)
 
 lint:
 	@test -z "$$($(GOFMT) -l .)" || { $(GOFMT) -l .; exit 1; }

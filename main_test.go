@@ -20,7 +20,7 @@ import (
 // TestMain registers capwrap and the test helpers as commands that
 // testscript scripts (testdata/script/*.txtar) run as real processes.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(cleanupM{m}, map[string]func(){
 		"capwrap": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"fixture": func() { os.Exit(fixtureMain(os.Args[1:])) },
 		"bytewise": func() {
@@ -31,6 +31,18 @@ func TestMain(m *testing.M) {
 			}
 		},
 	})
+}
+
+// cleanupM runs the tests, then removes the binary the terminal tests
+// built (testscript.Main exits right after Run).
+type cleanupM struct{ m *testing.M }
+
+func (c cleanupM) Run() int {
+	code := c.m.Run()
+	if termBin != "" {
+		os.RemoveAll(filepath.Dir(termBin))
+	}
+	return code
 }
 
 func TestScripts(t *testing.T) {
