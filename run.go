@@ -195,7 +195,10 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		d.warnf("arrival order of %s: %v", lc.id(), err)
 	}
 	if res.StartErr != nil {
-		reportStartError(d, argv[0], res)
+		reportStartError(d, argv[0], res, policy.label)
+		// The error names the command, which may hold a secret: the
+		// receipt's process.reason is sanitized like the label.
+		res.StartErr = errors.New(policy.label(res.StartErr.Error()))
 	}
 
 	// Drain first: whether the capture is kept depends on the preview, and
@@ -521,15 +524,20 @@ func choosePTY(flag, mode string, interactive bool, d diag) (use, stderrPipe boo
 	return true, flag == "auto" && interactive, nil
 }
 
-func reportStartError(d diag, name string, res wrap.Result) {
+// reportStartError says why the command did not start, in the words of a
+// shell (127 not found, 126 not executable); the message goes through
+// sanitize, since the command name may itself be a secret.
+func reportStartError(d diag, name string, res wrap.Result, sanitize func(string) string) {
+	var msg string
 	switch {
 	case res.NotFound:
-		d.errorf("command not found: %s", name)
+		msg = fmt.Sprintf("command not found: %s", name)
 	case res.NotExecutable:
-		d.errorf("cannot execute %s: %v", name, unwrapPath(res.StartErr))
+		msg = fmt.Sprintf("cannot execute %s: %v", name, unwrapPath(res.StartErr))
 	default:
-		d.errorf("cannot start %s: %v", name, res.StartErr)
+		msg = fmt.Sprintf("cannot start %s: %v", name, res.StartErr)
 	}
+	d.errorf("%s", sanitize(msg))
 }
 
 // compactSuccess is the --keep auto rule of SPEC §4: the child exited 0,
