@@ -476,7 +476,8 @@ func (r *redactionConfig) label(s string) string {
 
 // labelArgs sanitizes argv for the receipt's command label (SPEC §7). Each
 // argument is sanitized alone, and also as the value of the one before it,
-// so that "--password hunter22" is masked like "--password=hunter22".
+// joined by "=" and by a space, so that "--password hunter22" is masked like
+// "--password=hunter22" and "Bearer TOKEN" in two arguments like one.
 func (r *redactionConfig) labelArgs(argv []string) []string {
 	label := make([]string, len(argv))
 	for i, a := range argv {
@@ -484,9 +485,12 @@ func (r *redactionConfig) labelArgs(argv []string) []string {
 		if i == 0 || r == nil {
 			continue
 		}
-		prefix := argv[i-1] + "="
-		if s := r.label(prefix + a); strings.HasPrefix(s, prefix) && s[len(prefix):] != a {
-			label[i] = s[len(prefix):]
+		for _, sep := range []string{"=", " "} {
+			prefix := argv[i-1] + sep
+			if s := r.label(prefix + a); strings.HasPrefix(s, prefix) && s[len(prefix):] != a {
+				label[i] = s[len(prefix):]
+				break
+			}
 		}
 	}
 	return label
