@@ -105,17 +105,18 @@ func (d *prefixDet) window(kw int) int { return kw + d.max + 1 }
 
 // glued reports whether a token is glued to the word before it: the byte
 // just before it (the last of pre, which holds up to two bytes) is in set.
-// Two letters do not glue, because output puts them right before a word
-// without being part of it: the "m" that ends an ANSI colour code
-// ("\x1b[31m", "\x1b[m": after a digit or "[") and the letter of a
-// backslash escape in JSON or a quoted string ("\n", "\t").
+// Some letters do not glue, because output puts them right before a word
+// without being part of it: the letter that ends an ANSI control sequence
+// (ECMA-48 CSI: "\x1b[31m", "\x1b[m", "\x1b[2K": after a digit, ";" or
+// "[") and the letter of a backslash escape in JSON or a quoted string
+// ("\n", "\t").
 func glued(pre []byte, set *byteSet) bool {
 	if len(pre) == 0 || !set[pre[len(pre)-1]] {
 		return false
 	}
-	if len(pre) == 2 {
-		a, b := pre[0], pre[1]
-		if a == '\\' && setLetter[b] || b == 'm' && ('0' <= a && a <= '9' || a == '[') {
+	if len(pre) == 2 && setLetter[pre[1]] {
+		switch a := pre[0]; {
+		case a == '\\', a == '[', a == ';', '0' <= a && a <= '9':
 			return false
 		}
 	}
