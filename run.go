@@ -211,7 +211,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		placeReceipt(rc, c)
 		fin = c.Drain()
 	case cerr != nil:
-		fin = store.Result{State: "failed", Reason: ptr("write_error"), Error: ptr("cannot create the capture: " + unwrapPath(cerr).Error())}
+		fin = notMade(cerr)
 	}
 	fillReceipt(rc, res, fin, sinks, keepers)
 
@@ -234,7 +234,7 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 		if c, cerr = lc.get(); c != nil {
 			placeReceipt(rc, c)
 		} else {
-			fin = store.Result{State: "failed", Reason: ptr("write_error"), Error: ptr("cannot create the capture: " + unwrapPath(cerr).Error())}
+			fin = notMade(cerr)
 			fillReceipt(rc, res, fin, sinks, keepers)
 		}
 	}
@@ -335,6 +335,12 @@ func capture(o *options, argv []string, stdin, stdout, stderr *os.File) int {
 	return status
 }
 
+// notMade is the store result of a capture that could not be made: failed,
+// reason write_error (SPEC §7), with the cause.
+func notMade(err error) store.Result {
+	return store.Result{State: "failed", Reason: ptr("write_error"), Error: ptr("cannot create the capture: " + unwrapPath(err).Error())}
+}
+
 // budget passes a preview budget to preview.Render, which reads 0 as "the
 // default" and a negative value as "none": on capwrap's command line 0 means
 // none (--stdout-chars 0 shows no stdout text, only the marker). For
@@ -425,8 +431,8 @@ type redactionConfig struct {
 // redactionPolicy starts building the policy of SPEC §6 from the flags and
 // returns a function that waits for it. What can refuse the run (an
 // unreadable --redact-file, a bad --redact-pattern) is checked before it
-// returns; compiling the catalogue (a few hundred microseconds) then
-// overlaps with preparing the capture.
+// returns; compiling the catalogue (about half a millisecond) then
+// overlaps with starting the command (see sink).
 func redactionPolicy(o *options) (func() (*redactionConfig, error), error) {
 	if o.noRedact {
 		return func() (*redactionConfig, error) { return nil, nil }, nil
