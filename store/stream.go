@@ -149,26 +149,7 @@ func (s *StreamWriter) run() {
 		}
 		n, err := 0, error(nil)
 		if allowed > 0 {
-			// The chunk is hashed while the kernel copies it into the
-			// file, so the two can run on different cores. A short
-			// write rewinds the hash to what the file got.
-			before, _ := s.hash.(encoding.BinaryMarshaler).MarshalBinary()
-			hashed := make(chan struct{})
-			go func(b []byte) {
-				s.hash.Write(b)
-				close(hashed)
-			}(buf[:allowed])
-			n, err = s.f.Write(buf[:allowed])
-			if n < 0 || n > allowed {
-				n = 0
-			}
-			<-hashed
-			if n < allowed {
-				if uerr := s.hash.(encoding.BinaryUnmarshaler).UnmarshalBinary(before); uerr != nil {
-					panic(uerr) // sha256's own state: cannot fail
-				}
-				s.hash.Write(buf[:n])
-			}
+			n, err = s.writeHashed(buf[:allowed])
 			s.committed.Add(int64(n))
 		}
 
@@ -188,6 +169,45 @@ func (s *StreamWriter) run() {
 		}
 		c.notifyProgress()
 	}
+}
+
+// parallelHashMin is the smallest chunk, in bytes, hashed on a goroutine of
+// its own while it is written; a smaller one costs less to hash in line than
+// to hand over (many small writes make many small chunks).
+const parallelHashMin = 64 << 10
+
+// writeHashed writes b to the stream's file and adds to the hash exactly the
+// bytes the file got; it returns their number (0 <= n <= len(b)) and the
+// write's error. A large chunk is hashed while the kernel copies it into the
+// file, so the two run on different cores; a short write then rewinds the
+// hash (its state taken before) to what the file got.
+func (s *StreamWriter) writeHashed(b []byte) (int, error) {
+	if len(b) < parallelHashMin {
+		n, err := s.f.Write(b)
+		if n < 0 || n > len(b) {
+			n = 0
+		}
+		s.hash.Write(b[:n])
+		return n, err
+	}
+	before, _ := s.hash.(encoding.BinaryMarshaler).MarshalBinary()
+	hashed := make(chan struct{})
+	go func() {
+		s.hash.Write(b)
+		close(hashed)
+	}()
+	n, err := s.f.Write(b)
+	if n < 0 || n > len(b) {
+		n = 0
+	}
+	<-hashed
+	if n < len(b) {
+		if uerr := s.hash.(encoding.BinaryUnmarshaler).UnmarshalBinary(before); uerr != nil {
+			panic(uerr) // sha256's own state: cannot fail
+		}
+		s.hash.Write(b[:n])
+	}
+	return n, err
 }
 
 // writeError names the stream file as the user sees it (the file was
