@@ -282,7 +282,7 @@ func (a *automaton) scan(st int32, b []byte, i int, pf *prefilter) (int32, int) 
 // them on CPUs without one) are tested eight per step against the
 // three-byte table.
 func (a *automaton) skip(b []byte, i int, pf *prefilter) int {
-	if pf != nil && i >= pf.from && i < pf.to {
+	if i >= pf.from && i < pf.to {
 		n := (i - pf.from) >> 5
 		m := pf.masks[n] &^ (1<<uint((i-pf.from)&31) - 1)
 		for {
