@@ -1,8 +1,10 @@
 // Command capwrap runs a command, keeps a sanitized copy of everything it
 // writes in private files under a tool-outputs directory, and prints a
 // bounded preview and a one-line receipt (or, on a terminal, behaves like
-// tee). The contract is SPEC.md; this file only parses the command line and
-// hands over to run.go (a capture) or verbs.go (reading captures back).
+// tee). The contract is SPEC.md. This package holds CLI policy only: it
+// parses the command line and hands a run over to internal/runner, or a
+// verb to verbs.go (reading captures back); it re-raises a child's signal
+// after the run has returned.
 package main
 
 import (
@@ -12,9 +14,14 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/capwrap/capwrap/internal/runner"
+	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/wrap"
 )
 
 // version is stamped at build time with -ldflags "-X main.version=...".
@@ -29,7 +36,17 @@ var verbs = []string{"list", "show", "read", "prune", "help"}
 const exitUsage = 125
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)))
+}
+
+// exit re-raises sig on capwrap, when it is not 0, so that whoever waits
+// for capwrap sees the child's own death (SPEC §3); if that does not end
+// capwrap, it returns status (128+sig) for os.Exit.
+func exit(status int, sig syscall.Signal) int {
+	if sig != 0 {
+		wrap.Reraise(sig)
+	}
+	return status
 }
 
 // options are capwrap's flags for a capture, after the CAPWRAP_* variables
@@ -157,45 +174,49 @@ func applyEnv(fs *pflag.FlagSet, getenv func(string) string) (map[string]bool, e
 	return set, err
 }
 
-// run is capwrap without os.Exit: it returns the exit status, so that every
-// deferred flush and publish has run by the time the process ends.
-func run(args []string, stdin, stdout, stderr *os.File) int {
+// run is capwrap without os.Exit: it returns the exit status and the
+// signal to re-raise (0 for none), so that every deferred flush and publish
+// has run by the time the process ends.
+func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	d := diag{stderr}
 	var o options
 	fs := newFlagSet(&o)
 	if err := fs.Parse(args); err != nil {
 		d.errorf("%s", flagError(err))
 		d.hintf("capwrap --help lists the flags; put -- before the command")
-		return exitUsage
+		return exitUsage, 0
 	}
 	fromEnv, err := applyEnv(fs, os.Getenv)
 	if err != nil {
 		d.errorf("%v", err)
-		return exitUsage
+		return exitUsage, 0
 	}
 	o.fromEnv = fromEnv
 	rest := fs.Args()
 	switch {
 	case o.help:
 		printHelp(stdout, "")
-		return 0
+		return 0, 0
 	case o.version:
 		fmt.Fprintf(stdout, "capwrap %s\n", versionString())
-		return 0
+		return 0, 0
 	}
 	if len(rest) > 0 && fs.ArgsLenAtDash() != 0 && isVerb(rest[0]) {
-		return runVerb(rest[0], rest[1:], &o, stdout, stderr)
+		return runVerb(rest[0], rest[1:], &o, stdout, stderr), 0
 	}
 	if len(rest) == 0 {
 		d.errorf("no command given")
 		d.hintf("usage: capwrap [flags] -- COMMAND [ARG...]")
-		return exitUsage
+		return exitUsage, 0
 	}
-	if err := o.check(); err != nil {
+	cfg, err := o.config(rest)
+	if err != nil {
 		d.errorf("%v", err)
-		return exitUsage
+		return exitUsage, 0
 	}
-	return capture(&o, rest, stdin, stdout, stderr)
+	cfg.Stdin, cfg.Stdout, cfg.Stderr, cfg.Diag = stdin, stdout, stderr, d
+	out := runner.Run(cfg)
+	return out.ExitStatus(), out.Reraise()
 }
 
 // flagError turns pflag's messages into capwrap's one-line form.
@@ -207,46 +228,56 @@ func flagError(err error) string {
 	return strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0])
 }
 
-// check validates the values that pflag cannot.
-func (o *options) check() error {
-	oneOf := func(flag, v string, allowed ...string) error {
-		for _, a := range allowed {
-			if v == a {
-				return nil
-			}
+// config validates the values that pflag cannot and returns the run of
+// argv they describe (standard streams and diagnostics left to the caller).
+func (o *options) config(argv []string) (runner.Config, error) {
+	cfg := runner.Config{
+		Argv: argv, Dir: o.dir, DirFromFlag: o.dir != "" && !o.fromEnv["dir"],
+		Timeout: o.timeout, KillAfter: o.killAfter, DrainTimeout: o.drainTimeout,
+		StdoutChars: o.stdoutChars, StderrChars: o.stderrChars, PreviewBytes: int(o.previewBytes),
+		Redaction: runner.Redaction{Off: o.noRedact, EnvNames: o.redactEnv, Files: o.redactFile, Patterns: o.redactPat},
+		NoLabel:   o.noLabel, ReceiptFile: o.receiptFile, Strict: o.strict,
+		Getenv: os.Getenv, Environ: os.Environ(),
+	}
+	cfg.Limits = store.DefaultLimits()
+	cfg.Limits.MaxCaptureBytes = int64(o.maxCapture)
+	cfg.Limits.DirQuota = int64(o.dirQuota)
+	cfg.Limits.QueueBytes = int64(o.queueBytes)
+	cfg.Limits.StallTimeout = o.stallTimeout
+	for _, w := range []struct {
+		flag, v string
+		dst     *runner.When
+	}{{"keep", o.keep, &cfg.Keep}, {"pty", o.pty, &cfg.PTY}, {"color", o.color, &cfg.Color}} {
+		var err error
+		if *w.dst, err = runner.ParseWhen(w.v); err != nil {
+			return cfg, fmt.Errorf("invalid %s %q: %v", o.source(w.flag), w.v, err)
 		}
-		return fmt.Errorf("invalid %s %q: want %s", o.source(flag), v, strings.Join(allowed, ", "))
-	}
-	if err := oneOf("keep", o.keep, "auto", "always", "never"); err != nil {
-		return err
-	}
-	if err := oneOf("pty", o.pty, "auto", "always", "never"); err != nil {
-		return err
-	}
-	if err := oneOf("color", o.color, "auto", "always", "never"); err != nil {
-		return err
 	}
 	n := 0
-	for _, b := range []bool{o.tee, o.preview, o.quiet} {
-		if b {
+	for _, m := range []struct {
+		on   bool
+		mode runner.Mode
+	}{{o.tee, runner.ModeTee}, {o.preview, runner.ModePreview}, {o.quiet, runner.ModeQuiet}} {
+		if m.on {
 			n++
+			cfg.Mode = m.mode
 		}
 	}
 	if n > 1 {
-		return errors.New("--tee, --preview and --quiet exclude each other")
+		return cfg, errors.New("--tee, --preview and --quiet exclude each other")
 	}
 	for _, v := range []struct {
 		name string
 		d    time.Duration
 	}{{"timeout", o.timeout}, {"kill-after", o.killAfter}, {"drain-timeout", o.drainTimeout}, {"stall-timeout", o.stallTimeout}} {
 		if v.d < 0 {
-			return fmt.Errorf("invalid %s %v: must not be negative", o.source(v.name), v.d)
+			return cfg, fmt.Errorf("invalid %s %v: must not be negative", o.source(v.name), v.d)
 		}
 	}
 	if o.stdoutChars < 0 || o.stderrChars < 0 {
-		return errors.New("preview budgets must not be negative")
+		return cfg, errors.New("preview budgets must not be negative")
 	}
-	return nil
+	return cfg, nil
 }
 
 func isVerb(w string) bool {

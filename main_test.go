@@ -21,7 +21,7 @@ import (
 // testscript scripts (testdata/script/*.txtar) run as real processes.
 func TestMain(m *testing.M) {
 	testscript.Main(cleanupM{m}, map[string]func(){
-		"capwrap": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"capwrap": main,
 		"fixture": func() { os.Exit(fixtureMain(os.Args[1:])) },
 		"bytewise": func() {
 			// bytewise TEXT: writes TEXT to stdout one byte per write.

@@ -91,6 +91,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// States of Info.State (the receipt's streams.*.preview.state, SPEC §7).
+const (
+	StateComplete  = "complete"
+	StateTruncated = "truncated"
+)
+
 // Info is one stream's preview summary, the receipt's streams.*.preview
 // object (SPEC §7).
 type Info struct {
@@ -219,9 +225,9 @@ func planBoth(ko, ke *kept, opt Options) (so, se section, ec int) {
 }
 
 func (s *section) info() Info {
-	in := Info{State: "complete", ShownBytes: int64(s.shownBytes())}
+	in := Info{State: StateComplete, ShownBytes: int64(s.shownBytes())}
 	if !s.whole && s.b > s.a {
-		in.State = "truncated"
+		in.State = StateTruncated
 		in.OmittedBytes = s.b - s.a
 		in.OmittedLines = s.omLines
 	}

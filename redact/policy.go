@@ -296,3 +296,34 @@ func (p *Policy) String(s string) string {
 	w.Close()
 	return b.String()
 }
+
+// Label sanitizes a command's argv for the receipt's command label (SPEC
+// §6: the label carries the same sanitized bytes as the files) and returns
+// a new slice. Each argument is sanitized alone, and also as the value of
+// the one before it, joined by "=" and by a space, so that
+// "--password hunter22" is masked like "--password=hunter22" and
+// "Bearer TOKEN" in two arguments like one. Then every run of SeenFragment
+// or more bytes shared with one of seen (the secrets the output revealed,
+// see Writer.Seen) is masked too: a command may print a credential in
+// pieces. A nil Policy (redaction off) returns argv's strings unchanged.
+func (p *Policy) Label(argv []string, seen [][]byte) []string {
+	label := make([]string, len(argv))
+	if p == nil {
+		copy(label, argv)
+		return label
+	}
+	for i, a := range argv {
+		label[i] = p.String(a)
+		if i > 0 {
+			for _, sep := range []string{"=", " "} {
+				prefix := argv[i-1] + sep
+				if s := p.String(prefix + a); strings.HasPrefix(s, prefix) && s[len(prefix):] != a {
+					label[i] = s[len(prefix):]
+					break
+				}
+			}
+		}
+		label[i] = MaskSeen(label[i], seen)
+	}
+	return label
+}

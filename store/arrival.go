@@ -258,7 +258,7 @@ func (a *Arrival) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.err != nil {
-		return fmt.Errorf("write %s: %w", arrivalName, unwrapPath(a.err))
+		return fmt.Errorf("write %s: %w", arrivalName, UnwrapPath(a.err))
 	}
 	return err
 }

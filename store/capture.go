@@ -32,9 +32,12 @@ const (
 // Capture states and reasons written to the receipt's "capture" object
 // (SPEC §7).
 const (
+	StatePending  = "pending"
 	StateComplete = "complete"
 	StatePartial  = "partial"
+	StateFailed   = "failed"
 
+	ReasonDrainTimeout   = "drain_timeout"
 	ReasonCaptureLimit   = "capture_limit"
 	ReasonDirectoryQuota = "directory_quota"
 	ReasonWriterStalled  = "writer_stalled"
@@ -453,10 +456,10 @@ func (c *Capture) Finalize() (Result, error) {
 		if !stuck {
 			err := s.f.Sync()
 			if err != nil {
-				err = fmt.Errorf("fsync %s: %w", live, unwrapPath(err))
+				err = fmt.Errorf("fsync %s: %w", live, UnwrapPath(err))
 			}
 			if cerr := s.f.Close(); cerr != nil && err == nil {
-				err = fmt.Errorf("close %s: %w", live, unwrapPath(cerr))
+				err = fmt.Errorf("close %s: %w", live, UnwrapPath(cerr))
 			}
 			if err != nil {
 				c.mu.Lock()
@@ -483,9 +486,9 @@ func (c *Capture) Finalize() (Result, error) {
 	return res, renameErr
 }
 
-// unwrapPath drops an *fs.PathError's operation and (possibly temporary)
-// path, keeping the cause.
-func unwrapPath(err error) error {
+// UnwrapPath drops an *fs.PathError's operation and (possibly temporary)
+// path, keeping the cause: for messages that name the path already.
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -30,6 +30,16 @@ type Receipt struct {
 	ExitStatus *int         `json:"exit_status"`
 }
 
+// Process states written to the receipt's "process" object (SPEC §7).
+const (
+	ProcessRunning    = "running"
+	ProcessExited     = "exited"
+	ProcessSignaled   = "signaled"
+	ProcessTimeout    = "timeout"
+	ProcessCancelled  = "cancelled"
+	ProcessNotStarted = "not_started"
+)
+
 // Process is the receipt's "process" object: what became of the child.
 // State is one of running, exited, signaled, timeout, cancelled, not_started.
 // Signal is the signal's name ("SIGKILL") when the child was killed by one.

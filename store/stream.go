@@ -214,7 +214,7 @@ func (s *StreamWriter) writeHashed(b []byte) (int, error) {
 // opened under the capture's temporary directory name) and keeps the cause,
 // e.g. "write tool-outputs/<ID>/stdout.live: no space left on device".
 func (s *StreamWriter) writeError(err error) error {
-	return fmt.Errorf("write %s: %w", filepath.Join(s.c.Path(), s.name+liveSuffix), unwrapPath(err))
+	return fmt.Errorf("write %s: %w", filepath.Join(s.c.Path(), s.name+liveSuffix), UnwrapPath(err))
 }
 
 // Committed returns the number of bytes written to the stream's file so far

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"bytes"
@@ -17,23 +17,23 @@ import (
 // colours a terminal stderr unless NO_COLOR is set or TERM is dumb.
 func TestColorEnabled(t *testing.T) {
 	for _, tc := range []struct {
-		flag  string
+		flag  When
 		env   map[string]string
 		tty   bool
 		color bool
 	}{
-		{"auto", nil, true, true},
-		{"auto", nil, false, false},
-		{"auto", map[string]string{"NO_COLOR": "1"}, true, false},
-		{"auto", map[string]string{"NO_COLOR": ""}, true, true}, // set but empty does not count (no-color.org)
-		{"auto", map[string]string{"TERM": "dumb"}, true, false},
-		{"auto", map[string]string{"TERM": "xterm-256color"}, true, true},
-		{"always", map[string]string{"NO_COLOR": "1", "TERM": "dumb"}, false, true},
-		{"never", nil, true, false},
+		{Auto, nil, true, true},
+		{Auto, nil, false, false},
+		{Auto, map[string]string{"NO_COLOR": "1"}, true, false},
+		{Auto, map[string]string{"NO_COLOR": ""}, true, true}, // set but empty does not count (no-color.org)
+		{Auto, map[string]string{"TERM": "dumb"}, true, false},
+		{Auto, map[string]string{"TERM": "xterm-256color"}, true, true},
+		{Always, map[string]string{"NO_COLOR": "1", "TERM": "dumb"}, false, true},
+		{Never, nil, true, false},
 	} {
 		got := colorEnabled(tc.flag, func(k string) string { return tc.env[k] }, tc.tty)
 		if got != tc.color {
-			t.Errorf("colorEnabled(%q, %v, tty=%v) = %v, want %v", tc.flag, tc.env, tc.tty, got, tc.color)
+			t.Errorf("colorEnabled(%v, %v, tty=%v) = %v, want %v", tc.flag, tc.env, tc.tty, got, tc.color)
 		}
 	}
 }
@@ -52,11 +52,11 @@ func TestSetupColorPipe(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
 	t.Setenv("TERM", "xterm")
 	color.NoColor = false
-	setupColor("auto", w)
+	setupColor(Auto, os.Getenv, w)
 	if !color.NoColor {
 		t.Errorf("--color auto on a pipe: colour on")
 	}
-	setupColor("always", w)
+	setupColor(Always, os.Getenv, w)
 	if color.NoColor {
 		t.Errorf("--color always on a pipe: colour off")
 	}

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"io"
@@ -39,7 +39,7 @@ func (l *lazyCapture) get() (*store.Capture, error) {
 			// SPEC §8); without it the capture goes on.
 			arrival, err = c.Arrival(l.started)
 			if err != nil {
-				l.warnf("cannot record the arrival order in %s: %v", c.Path(), unwrapPath(err))
+				l.warnf("cannot record the arrival order in %s: %v", c.Path(), store.UnwrapPath(err))
 				arrival, err = nil, nil
 			}
 		}

@@ -1,0 +1,325 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/wrap"
+)
+
+// Exit statuses capwrap chooses itself (SPEC §3 table).
+const (
+	ExitTimeout    = 124 // --timeout expired
+	ExitUsage      = 125 // capwrap could not start: bad flags, unusable directory
+	ExitNotExec    = 126 // the command was found but is not executable
+	ExitNotFound   = 127 // the command was not found
+	exitSignalBase = 128 // 128+S when a re-raised signal S does not end capwrap
+)
+
+// Outcome is everything known about one run: the facts wrap, store, redact
+// and preview reported, gathered in one value and then only read. The
+// receipt (Receipt) and capwrap's exit status (ExitStatus) are pure
+// functions of it, so every receipt capwrap emits (receipt.live.json, the
+// footer, --receipt-file, receipt.json) is computed the same way, and the
+// rules can be tested without starting a process.
+type Outcome struct {
+	// Refused is set when capwrap refused the run before starting the
+	// command (SPEC §3: exit 125): bad redaction input, --pty always
+	// without ptys, an unusable tool-outputs directory. Nothing else is.
+	Refused error
+	// Running marks the receipt of a child that has not ended yet
+	// (receipt.live.json): process running, capture pending.
+	Running bool
+	// Launched is when the run began, before the spawn.
+	Launched time.Time
+	// Label is the sanitized argv of the receipt's command; nil with
+	// --no-label.
+	Label []string
+	// Redacting is false with --no-redact; PTY says the child got ptys.
+	Redacting, PTY bool
+	// Process is what became of the child (wrap.Run's result).
+	Process wrap.Result
+	// Place names the capture (id, dir, abs_dir) once it was made; nil
+	// when none was (a silent command, or creating it failed).
+	Place *Place
+	// Store is the capture's result from the store: state, reason, error
+	// and per-stream committed bytes, file and sha256.
+	Store store.Result
+	// Streams are per-stream facts the pipeline counted, stdout first.
+	Streams [2]StreamFacts
+	// Previews are the preview summaries, stdout first; nil entries when
+	// no preview was rendered (tee and quiet modes).
+	Previews [2]*preview.Info
+	// Kept is true when the capture directory stays (--keep, SPEC §4).
+	Kept bool
+	// Strict is --strict: a failure of capwrap's own makes the status 125.
+	Strict bool
+	// OwnFailures are failures of capwrap's own after the child started
+	// that the capture state does not show: --receipt-file, receipt.json
+	// or the preview could not be written (SPEC §3).
+	OwnFailures []error
+}
+
+// Place is where a capture lives: its ID, its directory as given to the
+// user (relative when the tool-outputs directory was), and that directory's
+// absolute path.
+type Place struct {
+	ID, Dir, AbsDir string
+}
+
+// StreamFacts are what the pipeline counted of one stream: complete lines
+// (newline bytes) and whether the last line lacks its newline, both of the
+// sanitized stream, and the number of redactions made in it.
+type StreamFacts struct {
+	Lines           int64
+	LastLinePartial bool
+	Replaced        int64
+}
+
+// Failed reports whether the command failed (SPEC §5: non-zero exit,
+// signal, timeout, or it did not start): a failed run's stderr gets the
+// budget stdout leaves unused.
+func (o *Outcome) Failed() bool {
+	return o.Process.State != wrap.StateExited || o.Process.ExitCode != 0
+}
+
+// CaptureState is the receipt's capture object: the store's result, made
+// partial (drain_timeout) when a descendant held a pipe past the drain
+// timeout of a capture that was otherwise complete (SPEC §3); pending while
+// the child runs.
+func (o *Outcome) CaptureState() store.CaptureState {
+	if o.Running {
+		return store.CaptureState{State: store.StatePending}
+	}
+	cs := store.CaptureState{State: o.Store.State, Reason: o.Store.Reason, Error: o.Store.Error}
+	if o.Process.DrainTimedOut && cs.State == store.StateComplete {
+		cs.State, cs.Reason = store.StatePartial, ptr(store.ReasonDrainTimeout)
+	}
+	return cs
+}
+
+// captureFailed reports a failure of capwrap's own that the capture state
+// shows: the capture failed, or persistence stopped on a write error or a
+// stalled writer (SPEC §3: never changes the status, but --strict).
+func (o *Outcome) captureFailed() bool {
+	cs := o.CaptureState()
+	return cs.State == store.StateFailed || (cs.Reason != nil &&
+		(*cs.Reason == store.ReasonWriteError || *cs.Reason == store.ReasonWriterStalled))
+}
+
+// OwnFailure reports any failure of capwrap's own after the child started.
+func (o *Outcome) OwnFailure() bool {
+	return !o.Running && (o.captureFailed() || len(o.OwnFailures) > 0)
+}
+
+// childStatus is the status the child's end calls for (SPEC §3 table),
+// before --strict.
+func (o *Outcome) childStatus() int {
+	p := o.Process
+	switch {
+	case o.Refused != nil:
+		return ExitUsage
+	case p.State == wrap.StateNotStarted && p.NotFound:
+		return ExitNotFound
+	case p.State == wrap.StateNotStarted && p.NotExecutable:
+		return ExitNotExec
+	case p.State == wrap.StateNotStarted:
+		return ExitUsage
+	case p.TimedOut:
+		return ExitTimeout
+	case p.State == wrap.StateSignaled:
+		return exitSignalBase + int(p.Signal)
+	}
+	return p.ExitCode
+}
+
+// ExitStatus is what capwrap exits with, in one place (SPEC §3 table):
+// the child's code, 128+S for its signal S (which main re-raises first, see
+// Reraise), 124 on a timeout, 126/127 when it could not be executed or
+// found, 125 when capwrap refused to run, and 125 under --strict after a
+// failure of capwrap's own.
+func (o *Outcome) ExitStatus() int {
+	if o.Strict && o.OwnFailure() {
+		return ExitUsage
+	}
+	return o.childStatus()
+}
+
+// Reraise is the signal main re-raises on capwrap before exiting, so that
+// its caller sees the child's own death (SPEC §3, as timeout(1) does): the
+// signal that killed the child, when the status says so (not after a
+// timeout, and not when --strict made it 125); else 0.
+func (o *Outcome) Reraise() syscall.Signal {
+	p := o.Process
+	if p.State == wrap.StateSignaled && !p.TimedOut && o.ExitStatus() == exitSignalBase+int(p.Signal) {
+		return p.Signal
+	}
+	return 0
+}
+
+// Cancelled reports a child killed by the very signal capwrap received and
+// forwarded (SPEC §7 process.state "cancelled").
+func (o *Outcome) Cancelled() bool {
+	return o.Process.State == wrap.StateSignaled && o.Process.Signal == o.Process.Forwarded
+}
+
+// Replaced is the number of redactions made in both streams.
+func (o *Outcome) Replaced() int64 {
+	return o.Streams[0].Replaced + o.Streams[1].Replaced
+}
+
+// CompactSuccess is the --keep auto rule of SPEC §4: the child exited 0,
+// the capture is complete and the preview showed every byte, so the files
+// would add nothing. Only a rendered preview shows every byte.
+func (o *Outcome) CompactSuccess() bool {
+	if o.Failed() || o.CaptureState().State != store.StateComplete {
+		return false
+	}
+	for _, p := range o.Previews {
+		if p == nil || p.State != preview.StateComplete {
+			return false
+		}
+	}
+	return true
+}
+
+// WantKeep applies --keep (SPEC §4) to a settled run: always keeps, never
+// does not, auto keeps unless the command did not start or the run was a
+// compact success.
+func (o *Outcome) WantKeep(keep When) bool {
+	switch keep {
+	case Always:
+		return true
+	case Never:
+		return false
+	}
+	return !(o.Process.State == wrap.StateNotStarted || o.CompactSuccess())
+}
+
+// CompactFooter reports whether the footer may be the short form of a
+// compact success (SPEC §7): it may leave out only null, empty and default
+// values, so redaction off, secrets replaced, a kept capture or one that
+// is not complete all need the full footer.
+func (o *Outcome) CompactFooter() bool {
+	return !o.Kept && o.ExitStatus() == 0 && o.Redacting && o.Replaced() == 0 &&
+		o.CaptureState().State == store.StateComplete
+}
+
+// Receipt is the receipt of SPEC §7 for this outcome: the live receipt
+// while Running, else the final one. Unknown values are null.
+func (o *Outcome) Receipt() *store.Receipt {
+	rc := &store.Receipt{
+		Schema:    store.Schema,
+		Command:   o.Label,
+		Redaction: store.Redaction{Enabled: o.Redacting},
+		PTY:       o.PTY,
+		Capture:   o.CaptureState(),
+	}
+	if o.Place != nil && (o.Running || o.Kept) {
+		rc.ID, rc.Dir, rc.AbsDir = &o.Place.ID, &o.Place.Dir, &o.Place.AbsDir
+	}
+	if o.Running {
+		rc.StartedAt = ptr(o.Launched.UTC().Format(time.RFC3339Nano))
+		rc.Process = store.Process{State: store.ProcessRunning}
+		if o.Process.PID > 0 {
+			rc.Process.PID = ptr(o.Process.PID)
+		}
+		return rc
+	}
+	p := o.Process
+	rc.StartedAt = ptr(p.Started.UTC().Format(time.RFC3339Nano))
+	rc.EndedAt = ptr(p.Ended.UTC().Format(time.RFC3339Nano))
+	rc.DurationMS = ptr(p.Ended.Sub(p.Started).Milliseconds())
+	rc.Process = o.processReceipt()
+	rc.Redaction.Replaced = o.Replaced()
+	if o.Redacting {
+		rc.Redaction.PerStream = map[string]int64{store.Stdout: o.Streams[0].Replaced, store.Stderr: o.Streams[1].Replaced}
+	}
+	observed := [2]int64{p.ObservedStdout, p.ObservedStderr}
+	results := [2]store.StreamResult{o.Store.Stdout, o.Store.Stderr}
+	for i, s := range []*store.Stream{&rc.Streams.Stdout, &rc.Streams.Stderr} {
+		f, r := o.Streams[i], results[i]
+		s.ObservedBytes, s.CommittedBytes = ptr(observed[i]), ptr(r.Committed)
+		s.Lines, s.LastLinePartial = ptr(f.Lines), ptr(f.LastLinePartial)
+		if o.Kept && r.File != "" {
+			s.File = ptr(r.File)
+		}
+		if o.Kept && rc.Capture.State == store.StateComplete && r.SHA256 != "" {
+			s.SHA256 = ptr(r.SHA256)
+		}
+		if pi := o.Previews[i]; pi != nil {
+			s.Preview = &store.Preview{State: pi.State, ShownBytes: pi.ShownBytes, OmittedBytes: pi.OmittedBytes, OmittedLines: pi.OmittedLines}
+		}
+	}
+	rc.ExitStatus = ptr(o.ExitStatus())
+	return rc
+}
+
+// processReceipt is the receipt's process object of an ended run.
+func (o *Outcome) processReceipt() store.Process {
+	res := o.Process
+	p := store.Process{State: res.State}
+	if o.Cancelled() {
+		p.State = store.ProcessCancelled
+	}
+	if res.PID > 0 {
+		p.PID = ptr(res.PID)
+	}
+	if res.State != wrap.StateNotStarted {
+		if res.Signal != 0 {
+			p.Signal = ptr(SignalName(res.Signal))
+		} else {
+			p.ExitCode = ptr(res.ExitCode)
+		}
+	}
+	switch {
+	case o.Cancelled():
+		p.Reason = ptr(SignalName(res.Signal) + " received by capwrap and forwarded")
+	case res.TimedOut:
+		p.Reason = ptr("timeout")
+	case res.StartErr != nil:
+		p.Reason = ptr(res.StartErr.Error())
+	}
+	return p
+}
+
+// notMade is the store result of a capture that could not be made:
+// failed, reason write_error (SPEC §7), with the cause.
+func notMade(err error) store.Result {
+	return store.Result{State: store.StateFailed, Reason: ptr(store.ReasonWriteError),
+		Error: ptr("cannot create the capture: " + store.UnwrapPath(err).Error())}
+}
+
+// ownFailureText describes the capture's failure for the warning of SPEC §3:
+// "partial (write_error: no space left on device)".
+func (o *Outcome) ownFailureText() string {
+	cs := o.CaptureState()
+	msg := cs.State
+	if cs.Reason != nil {
+		msg = *cs.Reason
+	}
+	if cs.Error != nil {
+		msg += ": " + *cs.Error
+	}
+	return fmt.Sprintf("%s (%s)", cs.State, msg)
+}
+
+// SignalName is the receipt's form of a signal: "SIGKILL" (SIG17 for one
+// without a name).
+func SignalName(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return fmt.Sprintf("SIG%d", int(s))
+}
+
+// errPreview wraps a failure to print the preview, an own failure.
+var errPreview = errors.New("cannot write the preview")
+
+func ptr[T any](v T) *T { return &v }

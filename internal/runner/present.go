@@ -1,0 +1,236 @@
+package runner
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/fatih/color"
+	"github.com/mattn/go-isatty"
+
+	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/wrap"
+)
+
+// presenter is how a run is shown (SPEC §2): preview, tee or quiet. The
+// run never asks which one it has.
+type presenter interface {
+	// live returns the destination of stream i (0 stdout, 1 stderr) on
+	// capwrap's own output while the child runs, or nil.
+	live(i int) io.Writer
+	// render is called once the run has settled, before the --keep
+	// decision: the preview renders its text and records each stream's
+	// preview summary in o.
+	render(o *Outcome, c *store.Capture, keepers [2]*preview.Keeper)
+	// present prints what follows the run, after receipt.json (SPEC §4);
+	// it returns capwrap's own failure to print, if any.
+	present(o *Outcome) error
+}
+
+// newPresenter returns the presenter of mode (ModeAuto resolved already).
+func newPresenter(mode Mode, cfg Config) presenter {
+	switch mode {
+	case ModeTee:
+		return &teePresenter{out: cfg.Stdout, err: cfg.Stderr, d: cfg.Diag,
+			lives: [2]*liveWriter{{w: cfg.Stdout}, {w: cfg.Stderr}}}
+	case ModeQuiet:
+		return &footerPresenter{out: cfg.Stdout}
+	}
+	return &footerPresenter{out: cfg.Stdout, preview: true, cfg: cfg}
+}
+
+// chooseMode resolves ModeAuto (SPEC §2): tee when stdout is a terminal,
+// else preview.
+func chooseMode(m Mode, stdout *os.File) Mode {
+	if m == ModeAuto {
+		if isatty.IsTerminal(stdout.Fd()) {
+			return ModeTee
+		}
+		return ModePreview
+	}
+	return m
+}
+
+// footerPresenter prints, after the run, the preview (preview mode) and
+// the receipt footer (preview and quiet modes) on capwrap's stdout.
+type footerPresenter struct {
+	out     io.Writer
+	preview bool
+	cfg     Config
+	text    []byte
+}
+
+func (p *footerPresenter) live(int) io.Writer { return nil }
+
+func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*preview.Keeper) {
+	if !p.preview {
+		return
+	}
+	committed := [2]int64{o.Store.Stdout.Committed, o.Store.Stderr.Committed}
+	var infos [2]preview.Info
+	p.text, infos[0], infos[1] = preview.Render(
+		p.stream(c, store.Stdout, keepers[0], committed[0]),
+		p.stream(c, store.Stderr, keepers[1], committed[1]),
+		preview.Options{StdoutChars: budget(p.cfg.StdoutChars), StderrChars: budget(p.cfg.StderrChars),
+			MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed()})
+	o.Previews = [2]*preview.Info{&infos[0], &infos[1]}
+}
+
+// stream names a stream's file and read-back command for the preview's
+// omission marker, and how much of the stream the file holds (committed
+// bytes, after redaction, like the keeper's). Without a capture there is
+// nothing to name or read back.
+func (p *footerPresenter) stream(c *store.Capture, name string, k *preview.Keeper, committed int64) preview.Stream {
+	st := preview.Stream{Keeper: k, Name: name}
+	if c != nil {
+		cmd := "capwrap"
+		if p.cfg.Dir != "" {
+			cmd += " --dir " + preview.ShellQuote(p.cfg.Dir)
+		}
+		cmd += " read " + c.ID()
+		if name == store.Stderr {
+			cmd += " --stream stderr"
+		}
+		st.File, st.ReadCmd = c.FilePath(name), cmd
+	}
+	if committed < k.Total() {
+		st.FileShort, st.FileBytes = true, committed
+	}
+	return st
+}
+
+func (p *footerPresenter) present(o *Outcome) error {
+	footer, _ := o.Receipt().Footer(o.CompactFooter())
+	out := bufio.NewWriterSize(p.out, 32<<10)
+	out.Write(p.text)
+	out.Write(footer)
+	if err := out.Flush(); err != nil && !errors.Is(err, syscall.EPIPE) {
+		return fmt.Errorf("%w: %v", errPreview, err)
+	}
+	return nil
+}
+
+// budget passes a preview budget to preview.Render, which reads 0 as "the
+// default" and a negative value as "none": on capwrap's command line 0
+// means none (--stdout-chars 0 shows no stdout text, only the marker).
+func budget(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// teePresenter copies both streams live to capwrap's stdout and stderr,
+// then prints the one-line summary on stderr (SPEC §2 tee mode).
+type teePresenter struct {
+	out, err io.Writer
+	d        Diag
+	lives    [2]*liveWriter
+}
+
+func (p *teePresenter) live(i int) io.Writer                                { return p.lives[i] }
+func (p *teePresenter) render(*Outcome, *store.Capture, [2]*preview.Keeper) {}
+
+func (p *teePresenter) present(o *Outcome) error {
+	var failed error
+	for _, l := range p.lives {
+		if l.err != nil && !errors.Is(l.err, syscall.EPIPE) {
+			p.d.Warnf("cannot write live output: %v", l.err)
+			failed = l.err
+		}
+	}
+	// The summary starts a line of its own: after output that did not
+	// end one, and after a Ctrl-C, whose ^C the terminal echoed.
+	if p.lives[0].midLine || p.lives[1].midLine || o.Process.Signal == syscall.SIGINT {
+		fmt.Fprintln(p.err)
+	}
+	printSummary(p.err, o.Receipt(), o.Process, o.Kept)
+	return failed
+}
+
+// setupColor decides colour for capwrap's stderr summary. fatih/color looks
+// at stdout, which carries the child's data here, so the decision is made
+// from stderr: --color, NO_COLOR, TERM=dumb (STYLE.md pitfalls).
+func setupColor(flag When, getenv func(string) string, stderr *os.File) {
+	color.NoColor = !colorEnabled(flag, getenv, isatty.IsTerminal(stderr.Fd()))
+}
+
+// colorEnabled is the colour decision: --color always or never wins;
+// auto colours only a terminal stderr, and not when NO_COLOR is set to
+// anything non-empty (no-color.org) or TERM is dumb.
+func colorEnabled(flag When, getenv func(string) string, stderrTerminal bool) bool {
+	switch flag {
+	case Always:
+		return true
+	case Never:
+		return false
+	}
+	return stderrTerminal && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}
+
+// printSummary is tee mode's one line after the child's output (SPEC §2):
+// status, duration, sizes, capture state and where the files are.
+func printSummary(w io.Writer, rc *store.Receipt, res wrap.Result, kept bool) {
+	fmt.Fprintln(w, summaryLine(rc, res, kept))
+}
+
+// summaryLine is printSummary's line, painted, without the newline (so the
+// colour reset comes before it). Green for success, red for failure,
+// yellow for a success whose capture is not complete; no colour unless
+// setupColor allowed it.
+func summaryLine(rc *store.Receipt, res wrap.Result, kept bool) string {
+	var status string
+	paint := color.New(color.FgGreen)
+	switch {
+	case res.State == wrap.StateNotStarted:
+		status, paint = "not started", color.New(color.FgRed)
+	case res.TimedOut:
+		status, paint = "timed out", color.New(color.FgRed)
+		if rc.Process.Signal != nil {
+			status += " (" + *rc.Process.Signal + ")"
+		}
+	case res.Signal != 0:
+		status, paint = "killed by "+SignalName(res.Signal), color.New(color.FgRed)
+	case res.ExitCode != 0:
+		status, paint = fmt.Sprintf("exit %d", res.ExitCode), color.New(color.FgRed)
+	default:
+		status = "exit 0"
+	}
+	capState := rc.Capture.State
+	if rc.Capture.Reason != nil {
+		capState += " (" + *rc.Capture.Reason + ")"
+		if status == "exit 0" {
+			paint = color.New(color.FgYellow)
+		}
+	}
+	where := "not kept"
+	if kept && rc.Dir != nil {
+		where = *rc.Dir
+	}
+	dur := time.Duration(0)
+	if rc.DurationMS != nil {
+		dur = time.Duration(*rc.DurationMS) * time.Millisecond
+	}
+	line := fmt.Sprintf("capwrap: %s · %s · stdout %s, stderr %s · %s · %s",
+		status, dur.Round(time.Millisecond), preview.HumanBytes(deref(rc.Streams.Stdout.CommittedBytes)),
+		preview.HumanBytes(deref(rc.Streams.Stderr.CommittedBytes)), capState, where)
+	if color.NoColor {
+		return line
+	}
+	// color.New consults NO_COLOR itself; setupColor has already decided
+	// (--color always beats NO_COLOR), so override it here.
+	paint.EnableColor()
+	return paint.Sprint(line)
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,356 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/redact"
+	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/wrap"
+)
+
+// liveReceiptDelay is how long after the spawn receipt.live.json is written
+// (SPEC §4 "at launch"). A command that has ended and been drained by then
+// needs none: its receipt.json follows at once, or nothing is kept, and the
+// fsync a live receipt costs (about 1 ms here) would double what a quick
+// "capwrap -- true" adds. The capture's lock tells it is running meanwhile.
+const liveReceiptDelay = 25 * time.Millisecond
+
+// Run runs cfg.Argv under capwrap, SPEC §2–§7 end to end, and returns the
+// outcome. Diagnostics go to cfg.Diag; main exits with o.ExitStatus(),
+// after re-raising o.Reraise() when that is not 0.
+func Run(cfg Config) *Outcome {
+	defer catchWriteSignals()()
+	r, err := prepare(cfg)
+	if err != nil {
+		return &Outcome{Refused: err}
+	}
+	defer r.dir.Close()
+	r.spawn()
+	if err := r.settle(); err != nil {
+		return &Outcome{Refused: err}
+	}
+	r.publish()
+	return &r.out
+}
+
+// run is one run in progress: what prepare set up, and the outcome that
+// the later steps fill in.
+type run struct {
+	cfg        Config
+	d          Diag
+	present    presenter
+	policy     func() (*redact.Policy, error)
+	dir        *store.Dir
+	lazy       *lazyCapture
+	keepers    [2]*preview.Keeper
+	sinks      [2]*sink
+	stderrPipe bool // stderr stays a pipe though stdout is a pty
+	out        Outcome
+}
+
+// catchWriteSignals makes a closed stdout give EPIPE instead of killing
+// capwrap (SPEC §2), and a file-size limit give EFBIG (SPEC §4). Catching,
+// not ignoring, keeps the child's own dispositions at their defaults. It
+// returns the function that stops catching.
+func catchWriteSignals() (stop func()) {
+	c := make(chan os.Signal, 8)
+	signal.Notify(c, syscall.SIGPIPE, syscall.SIGXFSZ)
+	go func() {
+		for range c {
+		}
+	}()
+	return func() { signal.Stop(c) }
+}
+
+// prepare checks everything that can refuse the run, before the command
+// starts and before anything is created (SPEC §3: exit 125), and builds
+// each stream's pipeline: redactor → {capture file, preview keeper, live
+// terminal in tee mode}. The redactor is the seam of SPEC §6: every later
+// stage sees only sanitized bytes. A refusal has been reported.
+func prepare(cfg Config) (*run, error) {
+	d := cfg.Diag
+	mode := chooseMode(cfg.Mode, cfg.Stdout)
+	setupColor(cfg.Color, cfg.Getenv, cfg.Stderr)
+	r := &run{cfg: cfg, d: d, present: newPresenter(mode, cfg)}
+	r.out = Outcome{Launched: time.Now(), Redacting: !cfg.Redaction.Off, Strict: cfg.Strict}
+	var err error
+	if r.policy, err = startPolicy(cfg.Redaction, cfg.Environ); err != nil {
+		d.Errorf("%v", err)
+		return nil, err
+	}
+	if r.out.PTY, r.stderrPipe, err = choosePTY(cfg.PTY, mode, isatty.IsTerminal(cfg.Stdin.Fd()), d); err != nil {
+		d.Errorf("%v", err)
+		return nil, err
+	}
+	if r.dir, err = openDir(cfg); err != nil {
+		return nil, err
+	}
+	r.lazy = &lazyCapture{started: time.Now(), warnf: d.Warnf,
+		create: func() (*store.Capture, error) { return r.dir.Create(time.Now(), cfg.Limits) },
+		onError: func(err error) {
+			d.Warnf("cannot create a capture in %s: %v; the command runs on without one", r.dir.Path(), store.UnwrapPath(err))
+		}}
+	r.keepers = [2]*preview.Keeper{
+		preview.NewKeeper(cfg.StdoutChars),
+		preview.NewKeeper(cfg.StdoutChars + cfg.StderrChars), // stdout's unused budget may flow here (SPEC §5)
+	}
+	for i, name := range []string{store.Stdout, store.Stderr} {
+		ws := []io.Writer{r.lazy.stream(name), r.keepers[i]}
+		if l := r.present.live(i); l != nil {
+			ws = append(ws, l)
+		}
+		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy}
+	}
+	return r, nil
+}
+
+// openDir opens the tool-outputs directory (SPEC §4), or says why it
+// cannot be used and what to do.
+func openDir(cfg Config) (*store.Dir, error) {
+	d := cfg.Diag
+	path, chosen := store.Locate(cfg.Dir, cfg.Getenv)
+	dir, warnings, err := store.Open(path, chosen, cfg.Getenv)
+	if err != nil {
+		d.Errorf("cannot use tool-outputs directory %s: %v", path, err)
+		switch {
+		case cfg.DirFromFlag:
+			d.Hintf("give --dir a directory you own (or a path where capwrap may create one)")
+		case chosen:
+			d.Hintf("point CAPWRAP_DIR at a directory you own, or pass --dir")
+		default:
+			d.Hintf("pass --dir or set CAPWRAP_DIR to a directory you own")
+		}
+		return nil, err
+	}
+	for _, w := range warnings {
+		d.Warnf("%s", w)
+	}
+	return dir, nil
+}
+
+// spawn runs the child through wrap until it has ended and its streams are
+// drained, writing the live receipt shortly after the start.
+func (r *run) spawn() {
+	cfg := r.cfg
+	liveWritten := make(chan struct{})
+	var liveTimer *time.Timer
+	r.out.Process = wrap.Run(wrap.Config{
+		Args:         cfg.Argv,
+		Stdout:       r.sinks[0],
+		Stderr:       r.sinks[1],
+		Timeout:      cfg.Timeout,
+		KillAfter:    cfg.KillAfter,
+		DrainTimeout: cfg.DrainTimeout,
+		Foreground:   isatty.IsTerminal(cfg.Stdin.Fd()) && wrap.InForeground(int(cfg.Stdin.Fd())),
+		PTY:          r.out.PTY,
+		StderrPipe:   r.stderrPipe,
+		OnStart: func(pid int) {
+			liveTimer = time.AfterFunc(liveReceiptDelay, func() {
+				defer close(liveWritten)
+				r.writeLiveReceipt(pid)
+			})
+		},
+	})
+	if liveTimer != nil && !liveTimer.Stop() {
+		<-liveWritten // before the capture is finalized or discarded
+	}
+}
+
+// writeLiveReceipt writes receipt.live.json (SPEC §4) for the child pid,
+// creating the capture if no byte has done so yet. It runs while the child
+// does, from a value of its own.
+func (r *run) writeLiveReceipt(pid int) {
+	policy, err := r.policy()
+	if err != nil {
+		return // reported when the command has ended
+	}
+	c, err := r.lazy.get()
+	if err != nil {
+		return // reported by lazy
+	}
+	live := Outcome{Running: true, Launched: r.out.Launched, Redacting: r.out.Redacting, PTY: r.out.PTY,
+		Process: wrap.Result{PID: pid}, Place: placeOf(c)}
+	if !r.cfg.NoLabel {
+		live.Label = policy.Label(r.cfg.Argv, nil)
+	}
+	if err := c.WriteLiveReceipt(live.Receipt()); err != nil {
+		r.d.Warnf("cannot write %s: %v", c.Path()+"/receipt.live.json", err)
+	}
+}
+
+// settle gathers the outcome once the streams have ended: what the
+// redactors held back is released, the label sanitized, the capture
+// drained (not yet fsynced: it may be discarded), the preview rendered and
+// --keep decided. The error, already reported, is a policy that failed to
+// compile, which refuses the run.
+func (r *run) settle() error {
+	for _, s := range r.sinks {
+		s.Close() // end of stream: release what the redactor held back
+	}
+	policy, err := r.policy()
+	if err != nil { // not expected: CheckPatterns has passed; the sinks wrote nothing
+		if c, _ := r.lazy.made(); c != nil {
+			c.Discard()
+		}
+		r.d.Errorf("%v", err)
+		return err
+	}
+	o := &r.out
+	if !r.cfg.NoLabel {
+		o.Label = policy.Label(r.cfg.Argv, append(r.sinks[0].seen(), r.sinks[1].seen()...))
+	}
+	if err := r.lazy.closeArrival(); err != nil {
+		r.d.Warnf("arrival order of %s: %v", r.lazy.id(), err)
+	}
+	if o.Process.StartErr != nil {
+		// The error names the command, which may hold a secret: the
+		// message and the receipt's process.reason are sanitized.
+		sanitized := errors.New(sanitize(policy, o.Process.StartErr.Error()))
+		r.d.Errorf("%s", sanitize(policy, startErrorText(r.cfg.Argv[0], o.Process)))
+		o.Process.StartErr = sanitized
+	}
+	for i := range r.sinks {
+		o.Streams[i] = StreamFacts{Lines: r.keepers[i].Lines(), LastLinePartial: r.keepers[i].LastLinePartial(), Replaced: r.sinks[i].replaced()}
+	}
+	// A capture not made yet saw no byte: it is complete and empty.
+	o.Store = store.Result{State: store.StateComplete}
+	c, cerr := r.lazy.made()
+	switch {
+	case c != nil:
+		o.Place, o.Store = placeOf(c), c.Drain()
+	case cerr != nil:
+		o.Store = notMade(cerr)
+	}
+	r.present.render(o, c, r.keepers)
+	if o.WantKeep(r.cfg.Keep) && c == nil && cerr == nil {
+		// Kept though nothing was printed: made now, empty.
+		if c, cerr = r.lazy.get(); c != nil {
+			o.Place = placeOf(c)
+		} else {
+			o.Store = notMade(cerr)
+		}
+	}
+	o.Kept = c != nil && o.WantKeep(r.cfg.Keep)
+	return nil
+}
+
+// publish ends the run in SPEC §4's order: stream files flushed, fsynced,
+// closed and renamed to .log, then --receipt-file, then receipt.json, then
+// what the presenter prints; a capture not kept is removed instead. Each
+// failure of capwrap's own is warned about and recorded in the outcome, so
+// the receipts emitted after it say so under --strict.
+func (r *run) publish() {
+	o, c := &r.out, r.capture()
+	if o.Kept {
+		fin, err := c.Finalize()
+		if err != nil {
+			r.d.Warnf("finalizing capture %s: %v", c.ID(), err)
+		}
+		o.Store = fin
+	}
+	if o.OwnFailure() {
+		kept := "its status is capwrap's"
+		if r.cfg.Strict {
+			kept = "--strict makes capwrap's status 125"
+		}
+		r.d.Warnf("capture %s is %s; the command ran to the end and %s", r.lazy.id(), o.ownFailureText(), kept)
+	}
+	if !o.Kept && c != nil {
+		if err := c.Discard(); err != nil {
+			r.d.Warnf("cannot remove capture %s: %v", c.Path(), err)
+		}
+	}
+	if f := r.cfg.ReceiptFile; f != "" {
+		if err := writeReceiptFile(f, o.Receipt()); err != nil {
+			r.d.Warnf("cannot write --receipt-file %s: %v", f, err)
+			o.OwnFailures = append(o.OwnFailures, err)
+		}
+	}
+	if o.Kept {
+		if err := c.Publish(o.Receipt()); err != nil {
+			r.d.Warnf("cannot publish %s/receipt.json: %v", c.Path(), err)
+			o.OwnFailures = append(o.OwnFailures, err)
+		}
+	}
+	if err := r.present.present(o); err != nil {
+		if errors.Is(err, errPreview) {
+			r.d.Warnf("%v", err)
+		}
+		o.OwnFailures = append(o.OwnFailures, err)
+	}
+}
+
+// capture is the run's capture, or nil if none was made.
+func (r *run) capture() *store.Capture {
+	c, _ := r.lazy.made()
+	return c
+}
+
+// placeOf names capture c for the receipt.
+func placeOf(c *store.Capture) *Place {
+	return &Place{ID: c.ID(), Dir: c.Path(), AbsDir: c.AbsPath()}
+}
+
+// sanitize masks s with policy, or returns it as is with redaction off.
+func sanitize(policy *redact.Policy, s string) string {
+	if policy == nil {
+		return s
+	}
+	return policy.String(s)
+}
+
+// choosePTY decides --pty (SPEC §2): auto means on in tee mode only, and
+// falls back to pipes with a warning where ptys cannot be had; always fails
+// there. It also says whether stderr stays a pipe: with auto, when stdin
+// is a terminal a person may type at, only stdout gets a pty. Pagers (less,
+// more, and git log, man... which start one) read their keys from the
+// terminal named by stderr; a pty there would never receive a key and the
+// pager could not be quit. --pty always gives stderr its pty regardless.
+func choosePTY(flag When, mode Mode, interactive bool, d Diag) (use, stderrPipe bool, err error) {
+	if !(flag == Always || (flag == Auto && mode == ModeTee)) {
+		return false, false, nil
+	}
+	if err := wrap.PTYAvailable(); err != nil {
+		if flag == Always {
+			return false, false, fmt.Errorf("--pty always: cannot allocate a pseudo-terminal: %v", err)
+		}
+		d.Warnf("cannot allocate a pseudo-terminal (%v); using pipes", err)
+		return false, false, nil
+	}
+	return true, flag == Auto && interactive, nil
+}
+
+// startErrorText says why the command did not start, in the words of a
+// shell (127 not found, 126 not executable).
+func startErrorText(name string, res wrap.Result) string {
+	switch {
+	case res.NotFound:
+		return fmt.Sprintf("command not found: %s", name)
+	case res.NotExecutable:
+		return fmt.Sprintf("cannot execute %s: %v", name, store.UnwrapPath(res.StartErr))
+	}
+	return fmt.Sprintf("cannot start %s: %v", name, res.StartErr)
+}
+
+// writeReceiptFile writes the receipt, pretty JSON, to --receipt-file.
+func writeReceiptFile(path string, rc *store.Receipt) error {
+	b, err := rc.MarshalPretty()
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
