@@ -22,7 +22,7 @@ func HumanBytes(n int64) string {
 
 // ShellQuote returns s as one word of a POSIX shell command line: s itself
 // when it holds only characters no shell treats specially, else s in single
-// quotes (each ' written as '\''). The empty string is ''.
+// quotes (each ' written as '\”). The empty string is ”.
 func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
 		return s
