@@ -22,7 +22,8 @@ func HumanBytes(n int64) string {
 
 // ShellQuote returns s as one word of a POSIX shell command line: s itself
 // when it holds only characters no shell treats specially, else s in single
-// quotes (each ' written as '\”). The empty string is ”.
+// quotes, each single quote inside written as quote, backslash, quote,
+// quote. The empty string becomes two single quotes.
 func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
 		return s
