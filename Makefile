@@ -11,6 +11,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
+BIN     ?= capwrap
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS ?= -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 30s
@@ -20,7 +21,7 @@ FUZZTIME ?= 30s
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o capwrap .
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 # The whole test suite, as CI runs it (README).
 test:
@@ -44,7 +45,7 @@ install: build
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 0755 capwrap $(DESTDIR)$(BINDIR)/capwrap
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/capwrap
 	install -m 0644 man/capwrap.1 $(DESTDIR)$(MANDIR)/man1/capwrap.1
 	install -m 0644 completions/capwrap.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/capwrap
 	install -m 0644 completions/_capwrap $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_capwrap

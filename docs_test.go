@@ -444,7 +444,10 @@ func TestHelpTopics(t *testing.T) {
 }
 
 // TestMakeInstall: make install puts the binary, the man page and the
-// completions in their standard places under PREFIX, and the binary runs.
+// completions in their standard places under PREFIX, and the binary runs;
+// it builds into BIN, so the checkout's ./capwrap is neither made nor
+// replaced by the test (make test must not leave a binary stamped with the
+// test's version behind).
 func TestMakeInstall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds capwrap")
@@ -453,9 +456,11 @@ func TestMakeInstall(t *testing.T) {
 	if err != nil {
 		t.Skip("make is not installed")
 	}
+	before, beforeErr := os.Stat("capwrap")
 	prefix := t.TempDir()
-	bindir := t.TempDir() // keep the checkout's ./capwrap alone
-	cmd := exec.Command(mk, "install", "PREFIX="+prefix, "VERSION=v0.0.0-test", "BINDIR="+bindir)
+	bindir := t.TempDir()
+	bin := filepath.Join(t.TempDir(), "capwrap")
+	cmd := exec.Command(mk, "install", "PREFIX="+prefix, "VERSION=v0.0.0-test", "BINDIR="+bindir, "BIN="+bin)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make install: %v\n%s", err, out)
 	}
@@ -472,5 +477,12 @@ func TestMakeInstall(t *testing.T) {
 	out, err := exec.Command(filepath.Join(bindir, "capwrap"), "--version").Output()
 	if err != nil || string(out) != "capwrap v0.0.0-test\n" {
 		t.Errorf("installed capwrap --version = %q, %v; want the stamped version", out, err)
+	}
+	after, afterErr := os.Stat("capwrap")
+	switch {
+	case os.IsNotExist(beforeErr) && afterErr == nil:
+		t.Errorf("make install made ./capwrap in the checkout")
+	case beforeErr == nil && (afterErr != nil || !after.ModTime().Equal(before.ModTime()) || after.Size() != before.Size()):
+		t.Errorf("make install replaced the checkout's ./capwrap")
 	}
 }

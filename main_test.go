@@ -342,17 +342,36 @@ var fixtures = map[string]fixture{
 	}},
 }
 
-// TestFixtureSizes pins the fixtures' sizes so the README's table stays true.
+// TestFixtureSizes pins every fixture's sizes and status, so the README's
+// fixture table stays true; a fixture missing from the table fails too.
 func TestFixtureSizes(t *testing.T) {
+	want := map[string]struct {
+		stdout, stderr, status int
+	}{
+		"compact":  {19, 0, 0},
+		"pytest":   {1420612, 0, 1},
+		"json":     {1572227, 0, 0},
+		"compiler": {43, 446691, 2},
+		"csv":      {1452599, 0, 0},
+		"longline": {2 << 20, 0, 0},
+		"markers":  {2340024, 0, 2},
+	}
 	for name, f := range fixtures {
 		out, errOut := f.gen()
-		t.Logf("%-9s stdout %9d bytes, stderr %9d bytes, exit %d", name, len(out), len(errOut), f.status)
+		w, ok := want[name]
+		switch {
+		case !ok:
+			t.Errorf("fixture %s has no size in this table (nor in the README's)", name)
+		case len(out) != w.stdout || len(errOut) != w.stderr || f.status != w.status:
+			t.Errorf("fixture %s: stdout %d bytes, stderr %d bytes, exit %d; want %d, %d, %d",
+				name, len(out), len(errOut), f.status, w.stdout, w.stderr, w.status)
+		}
 	}
-	if out, _ := fixtures["markers"].gen(); len(out) != 2340024 {
-		t.Fatalf("markers fixture is %d bytes", len(out))
+	if len(want) != len(fixtures) {
+		t.Errorf("the table has %d fixtures, the code %d", len(want), len(fixtures))
 	}
-	if out, _ := fixtures["longline"].gen(); len(out) != 2<<20 || bytes.IndexByte(out, '\n') >= 0 {
-		t.Fatalf("longline fixture is %d bytes", len(out))
+	if out, _ := fixtures["longline"].gen(); bytes.IndexByte(out, '\n') >= 0 {
+		t.Errorf("longline fixture has a newline")
 	}
 }
 
