@@ -142,15 +142,57 @@ type stream struct {
 	eof      bool
 }
 
+// child is one run of a Config's command: what Run's steps share. Each step
+// fills in the fields the later ones read; release undoes, once Run has its
+// Result, what the steps set up.
+type child struct {
+	cfg     Config
+	res     Result // being built; Run returns it
+	cmd     *exec.Cmd
+	pid     int // the child's PID and process group ID; 0 until it runs
+	streams [2]*stream
+	sigs    chan os.Signal // ForwardedSignals, caught from before the spawn
+
+	drained chan struct{}           // closed when both pumps have returned
+	waits   chan syscall.WaitStatus // from waitChild: each stop, then the end
+	resume  chan struct{}           // tells waitChild to wait again after a stop
+	ws      syscall.WaitStatus      // how the direct child ended
+
+	timeout  *time.Timer // Config.Timeout, when positive
+	timeoutC <-chan time.Time
+	kill     *time.Timer // KillAfter, from the timeout's expiry
+	killC    <-chan time.Time
+	winch    *time.Ticker // the window-size poll, with ptys and Foreground
+	winchC   <-chan time.Time
+	lastWS   *unix.Winsize  // the window size last passed on to the ptys
+	contC    chan os.Signal // SIGCONT, with Foreground
+}
+
 // Run starts the child, drains both streams into cfg.Stdout and cfg.Stderr,
 // forwards signals and enforces the timeout, and returns when the child has
 // exited and its streams have reached end-of-file or the drain timeout has
 // passed. It does not return an error: a start failure is reported in
 // Result.StartErr with State not_started.
+//
+// The steps, in order: start spawns the child, watch starts reading its
+// streams and reaping it, supervise runs until the direct child exits,
+// drain waits for the streams' end, complete settles the Result.
 func Run(cfg Config) Result {
-	res := Result{ExitCode: -1, Started: time.Now()}
-	finish := func() Result { res.Ended = time.Now(); return res }
+	c := &child{cfg: cfg, res: Result{ExitCode: -1, Started: time.Now()}}
+	defer c.release()
+	if err := c.start(); err != nil {
+		return failStart(c.res, err)
+	}
+	c.watch()
+	c.supervise()
+	c.drain()
+	return c.complete()
+}
 
+// command is the exec.Cmd for cfg: stdin inherited, a process group of its
+// own and, with Foreground, the terminal on stdin handed to that group at
+// the spawn. Its Err is set when Args[0] cannot be resolved.
+func command(cfg Config) *exec.Cmd {
 	cmd := exec.Command(cfg.Args[0], cfg.Args[1:]...)
 	cmd.Env = cfg.Env
 	cmd.Stdin = os.Stdin
@@ -159,22 +201,28 @@ func Run(cfg Config) Result {
 		cmd.SysProcAttr.Foreground = true
 		cmd.SysProcAttr.Ctty = 0 // the child's fd 0 is capwrap's stdin
 	}
-	if cmd.Err != nil {
-		return failStart(res, cmd.Err)
-	}
+	return cmd
+}
 
-	streams, err := openStreams(cfg)
+// start opens the two streams, catches ForwardedSignals and spawns the
+// child, then calls OnStart. It returns why the child could not be started;
+// the streams are closed again then (c.sigs is left to release).
+func (c *child) start() error {
+	cmd := command(c.cfg)
+	if cmd.Err != nil {
+		return cmd.Err
+	}
+	streams, err := openStreams(c.cfg)
 	if err != nil {
-		return failStart(res, err)
+		return err
 	}
 	out, errs := streams[0], streams[1]
 	cmd.Stdout, cmd.Stderr = out.w, errs.w
 
 	// Signals are caught before the spawn so none is lost in between;
 	// handled signals revert to their default in the child at exec.
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, ForwardedSignals...)
-	defer signal.Stop(sigs)
+	c.sigs = make(chan os.Signal, 16)
+	signal.Notify(c.sigs, ForwardedSignals...)
 
 	err = cmd.Start()
 	out.w.Close()
@@ -182,140 +230,205 @@ func Run(cfg Config) Result {
 	if err != nil {
 		out.r.Close()
 		errs.r.Close()
-		return failStart(res, err)
+		return err
 	}
-	pid := cmd.Process.Pid
-	res.PID = pid
-	if cfg.Foreground {
+	c.cmd, c.streams, c.pid = cmd, streams, cmd.Process.Pid
+	c.res.PID = c.pid
+	if c.cfg.Foreground {
 		// From here capwrap is a background process of the terminal: its
 		// writes there (TOSTOP) and the hand-back must not stop it. The
 		// child has already exec'd, so it does not inherit the ignore.
+		// release reclaims the terminal whatever happens from here on.
 		signal.Ignore(syscall.SIGTTOU, syscall.SIGTTIN)
-		defer reclaimForeground(pid)
 	}
-	if cfg.OnStart != nil {
-		cfg.OnStart(pid)
+	if c.cfg.OnStart != nil {
+		c.cfg.OnStart(c.pid)
 	}
+	return nil
+}
 
+// watch starts what supervise and drain wait on: a pump per stream, the
+// reaper, the --timeout timer, the window-size poll (ptys with Foreground)
+// and the SIGCONT watch (Foreground).
+func (c *child) watch() {
 	var pumps sync.WaitGroup
-	for _, s := range streams {
+	for _, s := range c.streams {
 		pumps.Add(1)
 		go func() { defer pumps.Done(); s.pump() }()
 	}
 	drained := make(chan struct{})
 	go func() { pumps.Wait(); close(drained) }()
+	c.drained = drained
 
 	// capwrap reaps the child itself, with WUNTRACED, to see it stop
 	// (Ctrl-Z) as well as end; os/exec's Wait reports only the end.
-	waits := make(chan syscall.WaitStatus, 1)
-	resume := make(chan struct{})
-	go waitChild(pid, waits, resume)
+	c.waits = make(chan syscall.WaitStatus, 1)
+	c.resume = make(chan struct{})
+	go waitChild(c.pid, c.waits, c.resume)
 
-	var timeoutC <-chan time.Time
-	if cfg.Timeout > 0 {
-		t := time.NewTimer(cfg.Timeout)
-		defer t.Stop()
-		timeoutC = t.C
+	if c.cfg.Timeout > 0 {
+		c.timeout = time.NewTimer(c.cfg.Timeout)
+		c.timeoutC = c.timeout.C
 	}
 	// With ptys and the terminal handed to the child, SIGWINCH from the
 	// terminal goes to the child's group, not to capwrap: capwrap watches
 	// the window size itself and passes changes on to the ptys.
-	var winchC <-chan time.Time
-	if cfg.PTY && cfg.Foreground {
-		t := time.NewTicker(winsizePoll)
-		defer t.Stop()
-		winchC = t.C
+	if c.cfg.PTY && c.cfg.Foreground {
+		c.winch = time.NewTicker(winsizePoll)
+		c.winchC = c.winch.C
 	}
-	lastWS := currentWinsize()
+	c.lastWS = currentWinsize()
 	// fg of a capwrap job put in the background (bg) while it ran: the
 	// shell gives capwrap's group the terminal, which passes it on.
-	var contC chan os.Signal
-	if cfg.Foreground {
-		contC = make(chan os.Signal, 1)
-		signal.Notify(contC, syscall.SIGCONT)
-		defer signal.Stop(contC)
+	if c.cfg.Foreground {
+		c.contC = make(chan os.Signal, 1)
+		signal.Notify(c.contC, syscall.SIGCONT)
 	}
-	var killC <-chan time.Time
-	var ws syscall.WaitStatus
-	for done := false; !done; {
-		select {
-		case sig := <-sigs:
-			forward(pid, sig, cfg.PTY, streams)
-			res.noteForwarded(sig)
-		case <-contC:
-			handForeground(pid)
-		case <-winchC:
-			if ws := currentWinsize(); *ws != *lastWS {
-				lastWS = ws
-				forward(pid, syscall.SIGWINCH, true, streams)
-			}
-		case <-timeoutC:
-			res.TimedOut = true
-			_ = syscall.Kill(-pid, syscall.SIGTERM)
-			k := time.NewTimer(cfg.KillAfter)
-			defer k.Stop()
-			killC = k.C
-		case <-killC:
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			killC = nil
-		case ws = <-waits:
-			if !ws.Stopped() {
-				done = true
-				break
-			}
-			if cfg.Foreground {
-				suspend(pid)
-			}
-			resume <- struct{}{}
-		}
-	}
-	cmd.Process.Release()
-	if cfg.Foreground {
-		reclaimForeground(pid)
-	}
+}
 
-	// Drain: the direct child is gone; wait for end-of-file on both
-	// streams, but no longer than DrainTimeout, still forwarding signals.
-	drainC := time.After(cfg.DrainTimeout)
-drain:
+// supervise runs until the direct child exits, forwarding signals, handing
+// the terminal back to the child on SIGCONT, passing window-size changes on
+// to the ptys, enforcing the timeout (SIGTERM, then SIGKILL KillAfter later)
+// and taking a stopped child's job through capwrap (suspend). When the child
+// has exited it records how in c.ws and takes the terminal back.
+func (c *child) supervise() {
 	for {
 		select {
-		case <-drained:
-			break drain
-		case sig := <-sigs:
-			forward(pid, sig, cfg.PTY, streams)
-			res.noteForwarded(sig)
-		case <-killC:
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			killC = nil
-		case <-drainC:
-			res.DrainTimedOut = true
-			now := time.Now()
-			out.r.SetReadDeadline(now)
-			errs.r.SetReadDeadline(now)
-			<-drained
-			break drain
+		case sig := <-c.sigs:
+			c.relay(sig)
+		case <-c.contC:
+			handForeground(c.pid)
+		case <-c.winchC:
+			if ws := currentWinsize(); *ws != *c.lastWS {
+				c.lastWS = ws
+				forward(c.pid, syscall.SIGWINCH, true, c.streams)
+			}
+		case <-c.timeoutC:
+			c.expire()
+		case <-c.killC:
+			c.escalate()
+		case ws := <-c.waits:
+			if !ws.Stopped() {
+				c.ws = ws
+				c.cmd.Process.Release()
+				if c.cfg.Foreground {
+					reclaimForeground(c.pid)
+				}
+				return
+			}
+			if c.cfg.Foreground {
+				suspend(c.pid)
+			}
+			c.resume <- struct{}{}
 		}
 	}
-	if res.TimedOut && killC != nil {
-		reapGroup(pid, killC)
+}
+
+// drain waits, the direct child gone, for end-of-file on both streams, but
+// no longer than DrainTimeout, still forwarding signals and keeping a
+// timeout's kill-after. At DrainTimeout, DrainTimedOut is set and a read
+// deadline ends the pumps' reads; drain returns when both pumps have.
+func (c *child) drain() {
+	drainC := time.After(c.cfg.DrainTimeout)
+	for {
+		select {
+		case <-c.drained:
+			return
+		case sig := <-c.sigs:
+			c.relay(sig)
+		case <-c.killC:
+			c.escalate()
+		case <-drainC:
+			c.res.DrainTimedOut = true
+			now := time.Now()
+			for _, s := range c.streams {
+				s.r.SetReadDeadline(now)
+			}
+			<-c.drained
+			return
+		}
 	}
+}
+
+// complete settles the Result: after a timeout it waits, until kill-after,
+// for the group to empty (reapGroup); it closes capwrap's ends of the
+// streams, keeps DrainTimedOut only when a stream really missed its
+// end-of-file, counts the bytes read and sets the state.
+func (c *child) complete() Result {
+	if c.res.TimedOut && c.killC != nil {
+		reapGroup(c.pid, c.killC)
+	}
+	out, errs := c.streams[0], c.streams[1]
 	out.r.Close()
 	errs.r.Close()
-	res.DrainTimedOut = res.DrainTimedOut && !(out.eof && errs.eof)
-	res.ObservedStdout = out.observed.Load()
-	res.ObservedStderr = errs.observed.Load()
+	c.res.DrainTimedOut = c.res.DrainTimedOut && !(out.eof && errs.eof)
+	c.res.ObservedStdout = out.observed.Load()
+	c.res.ObservedStderr = errs.observed.Load()
+	c.res.setState(c.ws)
+	c.res.Ended = time.Now()
+	return c.res
+}
 
+// release stops what start and watch set up, in the reverse order, once
+// Run's Result is made (deferred, so also after a failed start or a panic
+// in OnStart): the timers and the SIGCONT watch, the terminal taken back
+// from the child's group, the forwarded signals no longer caught.
+func (c *child) release() {
+	if c.kill != nil {
+		c.kill.Stop()
+	}
+	if c.contC != nil {
+		signal.Stop(c.contC)
+	}
+	if c.winch != nil {
+		c.winch.Stop()
+	}
+	if c.timeout != nil {
+		c.timeout.Stop()
+	}
+	if c.pid != 0 && c.cfg.Foreground {
+		reclaimForeground(c.pid)
+	}
+	if c.sigs != nil {
+		signal.Stop(c.sigs)
+	}
+}
+
+// relay passes a signal capwrap received on to the child's group and notes
+// it in Result.Forwarded.
+func (c *child) relay(sig os.Signal) {
+	forward(c.pid, sig, c.cfg.PTY, c.streams)
+	c.res.noteForwarded(sig)
+}
+
+// expire is --timeout: SIGTERM to the group now, and the kill-after timer
+// for SIGKILL KillAfter later.
+func (c *child) expire() {
+	c.res.TimedOut = true
+	_ = syscall.Kill(-c.pid, syscall.SIGTERM)
+	c.kill = time.NewTimer(c.cfg.KillAfter)
+	c.killC = c.kill.C
+}
+
+// escalate is the kill-after timer firing: SIGKILL to the group, once.
+func (c *child) escalate() {
+	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
+	c.killC = nil
+}
+
+// setState sets State, and ExitCode or Signal, from the direct child's end:
+// signaled or exited, or timeout when TimedOut is already set (ExitCode or
+// Signal still say how the child ended).
+func (r *Result) setState(ws syscall.WaitStatus) {
 	switch {
 	case ws.Signaled():
-		res.State, res.Signal = StateSignaled, ws.Signal()
+		r.State, r.Signal = StateSignaled, ws.Signal()
 	default:
-		res.State, res.ExitCode = StateExited, ws.ExitStatus()
+		r.State, r.ExitCode = StateExited, ws.ExitStatus()
 	}
-	if res.TimedOut {
-		res.State = StateTimeout
+	if r.TimedOut {
+		r.State = StateTimeout
 	}
-	return finish()
 }
 
 // forward passes a signal on to the child's process group. A window-size

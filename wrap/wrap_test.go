@@ -2,6 +2,7 @@ package wrap
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -182,5 +183,56 @@ func TestGroupAlive(t *testing.T) {
 	<-done
 	if GroupAlive(pid) {
 		t.Fatalf("group %d reported alive after SIGKILL and reaping", pid)
+	}
+}
+
+// exitedWith and killedBy are wait statuses as wait4(2) reports them on
+// Linux: the exit code in the second byte, or the signal in the low seven
+// bits (0x80 set when a core was dumped).
+func exitedWith(code int) syscall.WaitStatus         { return syscall.WaitStatus(code << 8) }
+func killedBy(sig syscall.Signal) syscall.WaitStatus { return syscall.WaitStatus(sig) }
+
+func TestSetState(t *testing.T) {
+	tests := []struct {
+		name     string
+		ws       syscall.WaitStatus
+		timedOut bool
+		state    string
+		code     int
+		signal   syscall.Signal
+	}{
+		{"exit 0", exitedWith(0), false, StateExited, 0, 0},
+		{"exit 3", exitedWith(3), false, StateExited, 3, 0},
+		{"exit 255", exitedWith(255), false, StateExited, 255, 0},
+		{"sigterm", killedBy(syscall.SIGTERM), false, StateSignaled, -1, syscall.SIGTERM},
+		{"sigsegv with core", killedBy(syscall.SIGSEGV) | 0x80, false, StateSignaled, -1, syscall.SIGSEGV},
+		{"timeout, exited", exitedWith(143), true, StateTimeout, 143, 0},
+		{"timeout, sigterm", killedBy(syscall.SIGTERM), true, StateTimeout, -1, syscall.SIGTERM},
+		{"timeout, sigkill", killedBy(syscall.SIGKILL), true, StateTimeout, -1, syscall.SIGKILL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := Result{ExitCode: -1, TimedOut: tt.timedOut}
+			res.setState(tt.ws)
+			if res.State != tt.state || res.ExitCode != tt.code || res.Signal != tt.signal {
+				t.Errorf("got %s %d %v, want %s %d %v", res.State, res.ExitCode, res.Signal, tt.state, tt.code, tt.signal)
+			}
+		})
+	}
+}
+
+func TestCommand(t *testing.T) {
+	for _, fg := range []bool{false, true} {
+		cmd := command(Config{Args: []string{"sh", "-c", "true"}, Env: []string{"A=1"}, Foreground: fg})
+		if cmd.Err != nil || cmd.Stdin != os.Stdin || len(cmd.Env) != 1 || len(cmd.Args) != 3 {
+			t.Fatalf("foreground %v: err %v, stdin %v, env %q, args %q", fg, cmd.Err, cmd.Stdin, cmd.Env, cmd.Args)
+		}
+		a := cmd.SysProcAttr
+		if !a.Setpgid || a.Pgid != 0 || a.Foreground != fg || a.Ctty != 0 {
+			t.Errorf("foreground %v: SysProcAttr %+v", fg, *a)
+		}
+	}
+	if cmd := command(Config{Args: []string{"no-such-command-capwrap-test"}}); cmd.Err == nil {
+		t.Error("no Err for a command not in PATH")
 	}
 }
