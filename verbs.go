@@ -167,63 +167,6 @@ func resolveID(dir *store.Dir, prefix string, d diag) (string, int) {
 	return "", verbUsage
 }
 
-// captureState is the capture column of `capwrap list`: running,
-// complete, "partial (REASON)", "partial (abandoned)".
-func captureState(e store.Entry) (state string, reason *string) {
-	switch {
-	case e.Running:
-		return "running", nil
-	case e.Abandoned:
-		return store.StatePartial, ptr(store.ReasonAbandoned)
-	case e.Receipt == nil:
-		return "unknown", nil
-	}
-	return e.Receipt.Capture.State, e.Receipt.Capture.Reason
-}
-
-// processState is the process column: "running", "exited 3",
-// "signaled SIGKILL", "timeout SIGTERM", or "unknown" for an abandoned
-// capture, whose writer died before it learnt the outcome.
-func processState(e store.Entry) (state string, code *int, signal *string) {
-	switch {
-	case e.Running:
-		return "running", nil, nil
-	case e.Abandoned || e.Receipt == nil:
-		return "unknown", nil, nil
-	}
-	p := e.Receipt.Process
-	return p.State, p.ExitCode, p.Signal
-}
-
-// endedAt is when a capture last changed: the receipt's ended_at, else
-// (abandoned) the last write to its stream files, else (running) now.
-func endedAt(dir *store.Dir, e store.Entry, now time.Time) time.Time {
-	if e.Running {
-		return now
-	}
-	if e.Final && e.Receipt != nil && e.Receipt.EndedAt != nil {
-		if t, err := time.Parse(time.RFC3339Nano, *e.Receipt.EndedAt); err == nil {
-			return t
-		}
-	}
-	t := startedAt(e)
-	for _, f := range []store.FileEntry{e.Stdout, e.Stderr} {
-		if f.Name == "" {
-			continue
-		}
-		if fi, err := dir.Root().Lstat(e.ID + "/" + f.Name); err == nil && fi.ModTime().After(t) {
-			t = fi.ModTime()
-		}
-	}
-	return t
-}
-
-// startedAt is the time in the capture's ID (UTC, to the second).
-func startedAt(e store.Entry) time.Time {
-	t, _ := time.Parse("20060102T150405Z", e.ID[:16])
-	return t
-}
-
 // shortAge formats d as the list's AGE column: 45s, 12m, 3h, 2d.
 func shortAge(d time.Duration) string {
 	switch {
@@ -291,6 +234,39 @@ type listCapture struct {
 	Reason *string `json:"reason"`
 }
 
+// listItemOf is capture e of dir as `capwrap list` shows it at time now.
+func listItemOf(dir *store.Dir, e store.Entry, now time.Time) listItem {
+	it := listItem{ID: e.ID, Dir: dir.Path() + "/" + e.ID, Running: e.Running, StartedAt: e.StartedAt().Format(time.RFC3339)}
+	it.Process.State, it.Process.ExitCode, it.Process.Signal = e.ProcessStatus()
+	it.Capture.State, it.Capture.Reason = e.CaptureStatus()
+	if e.Stdout.Name != "" {
+		it.StdoutBytes = ptr(e.Stdout.Size)
+	}
+	if e.Stderr.Name != "" {
+		it.StderrBytes = ptr(e.Stderr.Size)
+	}
+	if e.Receipt != nil {
+		it.Command = e.Receipt.Command
+		if e.Receipt.StartedAt != nil {
+			it.StartedAt = *e.Receipt.StartedAt
+		}
+	}
+	if e.ReceiptErr != nil {
+		it.ReceiptErr = ptr(e.ReceiptErr.Error())
+	}
+	end := dir.EndedAt(e, now)
+	if !e.Running {
+		it.EndedAt = ptr(end.UTC().Format(time.RFC3339Nano))
+		if e.Final && e.Receipt != nil && e.Receipt.EndedAt != nil {
+			it.EndedAt = e.Receipt.EndedAt
+		}
+		it.AgeSeconds = int64(now.Sub(end).Seconds())
+	} else {
+		it.AgeSeconds = int64(now.Sub(e.StartedAt()).Seconds())
+	}
+	return it
+}
+
 // verbList is `capwrap list [--json]` (SPEC §8): the captures, newest
 // first, with process state, capture state, sizes, age and command.
 func verbList(args []string, o *options, stdout io.Writer, d diag) int {
@@ -312,35 +288,7 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 	now := time.Now()
 	items := make([]listItem, 0, len(entries))
 	for _, e := range entries {
-		it := listItem{ID: e.ID, Dir: dir.Path() + "/" + e.ID, Running: e.Running, StartedAt: startedAt(e).Format(time.RFC3339)}
-		it.Process.State, it.Process.ExitCode, it.Process.Signal = processState(e)
-		it.Capture.State, it.Capture.Reason = captureState(e)
-		if e.Stdout.Name != "" {
-			it.StdoutBytes = ptr(e.Stdout.Size)
-		}
-		if e.Stderr.Name != "" {
-			it.StderrBytes = ptr(e.Stderr.Size)
-		}
-		if e.Receipt != nil {
-			it.Command = e.Receipt.Command
-			if e.Receipt.StartedAt != nil {
-				it.StartedAt = *e.Receipt.StartedAt
-			}
-		}
-		if e.ReceiptErr != nil {
-			it.ReceiptErr = ptr(e.ReceiptErr.Error())
-		}
-		end := endedAt(dir, e, now)
-		if !e.Running {
-			it.EndedAt = ptr(end.UTC().Format(time.RFC3339Nano))
-			if e.Final && e.Receipt != nil && e.Receipt.EndedAt != nil {
-				it.EndedAt = e.Receipt.EndedAt
-			}
-			it.AgeSeconds = int64(now.Sub(end).Seconds())
-		} else {
-			it.AgeSeconds = int64(now.Sub(startedAt(e)).Seconds())
-		}
-		items = append(items, it)
+		items = append(items, listItemOf(dir, e, now))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -496,7 +444,7 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 			switch {
 			case e.Running:
 				running++
-			case now.Sub(endedAt(dir, e, now)) > *olderThan:
+			case now.Sub(dir.EndedAt(e, now)) > *olderThan:
 				targets = append(targets, e)
 			}
 		}
@@ -510,7 +458,7 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 	n, status := 0, 0
 	for _, e := range targets {
 		size := e.Stdout.Size + e.Stderr.Size
-		state, reason := captureState(e)
+		state, reason := e.CaptureStatus()
 		if reason != nil {
 			state += " (" + *reason + ")"
 		}

@@ -19,6 +19,15 @@
 //   - a crash at any moment leaves .live files holding every committed byte
 //     and no receipt.json, which [Dir.List] reports as abandoned.
 //
+// # Reading back
+//
+// [OpenExisting] opens a directory for the verbs of SPEC §8 without
+// changing it: [Dir.List] and [Dir.Entry] describe captures, [Dir.Read]
+// prints a byte range, a line range, the lines matching a regular
+// expression, a followed stream or both streams interleaved in their order
+// of arrival, never more than a given number of bytes, and [Dir.Remove]
+// is the one deletion. Flags, usage errors and hints stay with the CLI.
+//
 // # Limits and faults
 //
 // What each one does to the capture; the caller copies Result into the

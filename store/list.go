@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Entry describes one capture for `capwrap list` and `capwrap show`
@@ -41,6 +42,82 @@ type FileEntry struct {
 	Size int64
 	// Live is true for a .live file (still growing, or abandoned).
 	Live bool
+}
+
+// Process and capture states of an Entry besides the receipt's (SPEC §8
+// `capwrap list`).
+const (
+	StateRunning = "running" // the capture's writer holds its lock
+	StateUnknown = "unknown" // no receipt says (abandoned, or unreadable)
+)
+
+// CaptureStatus is the capture state of e as `capwrap list` shows it:
+// StateRunning; StatePartial with reason ReasonAbandoned; the receipt's
+// capture state and reason (complete, or partial with the reason); or
+// StateUnknown when the receipt could not be read. reason is nil when
+// there is none.
+func (e Entry) CaptureStatus() (state string, reason *string) {
+	switch {
+	case e.Running:
+		return StateRunning, nil
+	case e.Abandoned:
+		r := ReasonAbandoned
+		return StatePartial, &r
+	case e.Receipt == nil:
+		return StateUnknown, nil
+	}
+	return e.Receipt.Capture.State, e.Receipt.Capture.Reason
+}
+
+// ProcessStatus is the process state of e with its exit code or signal
+// name (nil when none): StateRunning; the receipt's ("exited" and 3,
+// "signaled" and "SIGKILL", "timeout" and "SIGTERM"...); or StateUnknown
+// for an abandoned capture, whose writer died before it learnt the
+// outcome, or an unreadable receipt.
+func (e Entry) ProcessStatus() (state string, code *int, signal *string) {
+	switch {
+	case e.Running:
+		return StateRunning, nil, nil
+	case e.Abandoned || e.Receipt == nil:
+		return StateUnknown, nil, nil
+	}
+	p := e.Receipt.Process
+	return p.State, p.ExitCode, p.Signal
+}
+
+// StartedAt is the time in e's ID: UTC, to the second. It is the zero
+// time when e.ID is not a capture ID.
+func (e Entry) StartedAt() time.Time {
+	if len(e.ID) < 16 {
+		return time.Time{}
+	}
+	t, _ := time.Parse("20060102T150405Z", e.ID[:16])
+	return t
+}
+
+// EndedAt is when capture e of d last changed: now while it runs; the
+// receipt's ended_at once final; else (abandoned, or a receipt without a
+// readable ended_at) the latest modification time of its stream files,
+// and not before e.StartedAt().
+func (d *Dir) EndedAt(e Entry, now time.Time) time.Time {
+	if e.Running {
+		return now
+	}
+	if e.Final && e.Receipt != nil && e.Receipt.EndedAt != nil {
+		if t, err := time.Parse(time.RFC3339Nano, *e.Receipt.EndedAt); err == nil {
+			return t
+		}
+	}
+	t := e.StartedAt()
+	for _, f := range []FileEntry{e.Stdout, e.Stderr} {
+		if f.Name == "" {
+			continue
+		}
+		if fi, err := d.root.Lstat(e.ID + "/" + f.Name); err == nil && fi.ModTime().After(t) {
+			t = fi.ModTime()
+		}
+	}
+	return t
 }
 
 // List returns the captures in the directory, newest first (SPEC §8).

@@ -1,4 +1,4 @@
-package main
+package store
 
 import (
 	"bytes"
@@ -15,39 +15,48 @@ import (
 func TestParseLineRange(t *testing.T) {
 	tests := []struct {
 		in   string
-		want lineRange
+		want LineRange
 		ok   bool
 	}{
-		{"1:10", lineRange{1, 10}, true},
-		{"-50:", lineRange{-50, 0}, true},
-		{":5", lineRange{0, 5}, true},
-		{"7:", lineRange{7, 0}, true},
-		{"-10:-2", lineRange{-10, -2}, true},
-		{"3", lineRange{3, 3}, true},
-		{"-1", lineRange{-1, -1}, true},
-		{"121:19851", lineRange{121, 19851}, true},
-		{" 2:3 ", lineRange{2, 3}, true},
-		{":", lineRange{}, false},
-		{"", lineRange{}, false},
-		{"0:5", lineRange{}, false},
-		{"5:0", lineRange{}, false},
-		{"0", lineRange{}, false},
-		{"a:b", lineRange{}, false},
-		{"1:2:3", lineRange{}, false},
-		{"1.5:", lineRange{}, false},
-		{"99999999999999999999:", lineRange{}, false},
+		{"1:10", LineRange{1, 10}, true},
+		{"-50:", LineRange{-50, 0}, true},
+		{":5", LineRange{0, 5}, true},
+		{"7:", LineRange{7, 0}, true},
+		{"-10:-2", LineRange{-10, -2}, true},
+		{"3", LineRange{3, 3}, true},
+		{"-1", LineRange{-1, -1}, true},
+		{"121:19851", LineRange{121, 19851}, true},
+		{" 2:3 ", LineRange{2, 3}, true},
+		{":", LineRange{}, false},
+		{"", LineRange{}, false},
+		{"0:5", LineRange{}, false},
+		{"5:0", LineRange{}, false},
+		{"0", LineRange{}, false},
+		{"a:b", LineRange{}, false},
+		{"1:2:3", LineRange{}, false},
+		{"1.5:", LineRange{}, false},
+		{"99999999999999999999:", LineRange{}, false},
 	}
 	for _, tt := range tests {
-		got, err := parseLineRange(tt.in)
+		got, err := ParseLineRange(tt.in)
 		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("parseLineRange(%q) = %+v, %v; want %+v, ok=%v", tt.in, got, err, tt.want, tt.ok)
+			t.Errorf("ParseLineRange(%q) = %+v, %v; want %+v, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+	// The testscripts match these texts: they are the usage errors.
+	for in, want := range map[string]string{
+		"a:b": `invalid --lines "a:b": want A:B, A:, :B or N (1-based, inclusive; negative counts from the end)`,
+		"9:3": `invalid --lines "9:3": the range ends before it starts`,
+	} {
+		if _, err := ParseLineRange(in); err == nil || err.Error() != want {
+			t.Errorf("ParseLineRange(%q) error %v, want %s", in, err, want)
 		}
 	}
 }
 
-// refLines is the reference for lineRange.resolve: split the content into
+// refLines is the reference for LineRange.resolve: split the content into
 // lines (a final newline ends the last line), pick lines A..B the slow way.
-func refLines(content string, lr lineRange) string {
+func refLines(content string, lr LineRange) string {
 	var lines []string
 	for rest := content; rest != ""; {
 		i := strings.IndexByte(rest, '\n')
@@ -83,7 +92,7 @@ func TestLineRangeResolve(t *testing.T) {
 		"", "\n", "\n\n\n", "a", "a\n", "a\nb", "a\nb\n", "one\ntwo\nthree\n",
 		"one\n\nthree\nfour", "x\n" + strings.Repeat("long", 100) + "\nz\n",
 	}
-	ranges := []lineRange{
+	ranges := []LineRange{
 		{1, 1}, {1, 0}, {0, 1}, {2, 3}, {-1, 0}, {-1, -1}, {-2, 0}, {-50, 0}, {0, -2},
 		{-3, -2}, {3, 2}, {2, -1}, {-2, 3}, {5, 0}, {1, 100}, {100, 200}, {-100, -50},
 	}
@@ -134,30 +143,6 @@ func TestScanBackward(t *testing.T) {
 	}
 }
 
-func TestCopyRangeCutsLines(t *testing.T) {
-	c := "aaa\nbbb\nccc\n"
-	tests := []struct {
-		lo, hi, limit int64
-		cut           bool
-		want          string
-		trunc         bool
-	}{
-		{0, 12, 100, true, c, false},
-		{0, 12, 9, true, "aaa\nbbb\n", true},
-		{0, 12, 9, false, "aaa\nbbb\nc", true},
-		{0, 12, 2, true, "aa", true}, // no whole line fits: cut mid-line
-		{4, 12, 5, true, "bbb\n", true},
-	}
-	for _, tt := range tests {
-		var out bytes.Buffer
-		n, nl, trunc, err := copyRange(&out, strings.NewReader(c), tt.lo, tt.hi, tt.limit, tt.cut, make([]byte, 3))
-		if err != nil || out.String() != tt.want || trunc != tt.trunc || n != int64(len(tt.want)) || nl != int64(strings.Count(tt.want, "\n")) {
-			t.Errorf("copyRange(%d, %d, limit %d, cut %v) = %q, %d, %d, %v, %v; want %q, truncated %v",
-				tt.lo, tt.hi, tt.limit, tt.cut, out.String(), n, nl, trunc, err, tt.want, tt.trunc)
-		}
-	}
-}
-
 // TestLastLinesBoundedMemory is the honest check of issue 5's "the last 50
 // lines of a 200,000-line capture read with bounded memory": resolving
 // --lines -50: and copying it allocates one scan block, not the file.
@@ -184,11 +169,11 @@ func TestLastLinesBoundedMemory(t *testing.T) {
 	}
 	read := func(w io.Writer) {
 		buf := make([]byte, scanBlock)
-		lo, hi, err := lineRange{-50, 0}.resolve(f, size, buf)
+		lo, hi, err := LineRange{-50, 0}.resolve(f, size, buf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, _, err := copyRange(w, f, lo, hi, readDefaultLimit, true, buf); err != nil {
+		if _, _, _, err := copyRange(w, f, lo, hi, 64<<10, true, buf); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package store
 
 // Line ranges over a stream file (SPEC §8 `capwrap read --lines A:B`),
 // found by scanning in fixed blocks: forward from the start for positive
@@ -17,18 +17,23 @@ import (
 // scanBlock is the size in bytes of the blocks the line scanners read.
 const scanBlock = 64 << 10
 
-// lineRange is a parsed --lines A:B: 1-based and inclusive; a negative
-// number counts from the end (-1 is the last line); 0 means "not given"
-// (A: from the first line, B: to the last).
-type lineRange struct {
+// LineRange is a range of lines, as `capwrap read --lines A:B` gives it
+// (SPEC §8): line numbers, 1-based and inclusive; a negative number counts
+// from the end (-1 is the last line); 0 means "not given" (A: from the
+// first line, B: to the last). A final newline ends the last line, it does
+// not start another.
+type LineRange struct {
 	A, B int64
 }
 
-// parseLineRange parses "A:B", "A:", ":B" or "N" (the one line N). A and B
-// are non-zero integers; negative ones count from the end.
-func parseLineRange(s string) (lineRange, error) {
-	bad := func() (lineRange, error) {
-		return lineRange{}, fmt.Errorf("invalid --lines %q: want A:B, A:, :B or N (1-based, inclusive; negative counts from the end)", s)
+// ParseLineRange parses "A:B", "A:", ":B" or "N" (the one line N). A and B
+// are non-zero integers of magnitude under 2^62; negative ones count from
+// the end. The error, for the user as it is, says
+// `invalid --lines "S": ...`: the text is not one of these forms, or both
+// numbers have the same sign and B comes before A.
+func ParseLineRange(s string) (LineRange, error) {
+	bad := func() (LineRange, error) {
+		return LineRange{}, fmt.Errorf("invalid --lines %q: want A:B, A:, :B or N (1-based, inclusive; negative counts from the end)", s)
 	}
 	num := func(t string) (int64, bool) {
 		if t == "" {
@@ -43,7 +48,7 @@ func parseLineRange(s string) (lineRange, error) {
 		if !ok || n == 0 {
 			return bad()
 		}
-		return lineRange{n, n}, nil
+		return LineRange{n, n}, nil
 	}
 	if a == "" && b == "" {
 		return bad()
@@ -54,9 +59,9 @@ func parseLineRange(s string) (lineRange, error) {
 		return bad()
 	}
 	if na != 0 && nb != 0 && (na > 0) == (nb > 0) && na > nb {
-		return lineRange{}, fmt.Errorf("invalid --lines %q: the range ends before it starts", s)
+		return LineRange{}, fmt.Errorf("invalid --lines %q: the range ends before it starts", s)
 	}
-	return lineRange{na, nb}, nil
+	return LineRange{na, nb}, nil
 }
 
 // readBlock fills b from r at off; a file shorter than expected (it was
@@ -181,7 +186,7 @@ func lineEnd(r io.ReaderAt, size, n int64, buf []byte) (int64, error) {
 
 // resolve returns the byte range [lo, hi) of the lines in lr within r's
 // first size bytes; lo == hi when the range holds no line.
-func (lr lineRange) resolve(r io.ReaderAt, size int64, buf []byte) (lo, hi int64, err error) {
+func (lr LineRange) resolve(r io.ReaderAt, size int64, buf []byte) (lo, hi int64, err error) {
 	if lo, err = lineStart(r, size, lr.A, buf); err != nil {
 		return 0, 0, err
 	}

@@ -1,0 +1,95 @@
+package store
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestEntryStatus(t *testing.T) {
+	code, sig, reason := 3, "SIGKILL", ReasonCaptureLimit
+	tests := []struct {
+		e            Entry
+		capture      string
+		process      string
+		code, signal string
+	}{
+		{Entry{Running: true}, "running", "running", "<nil>", "<nil>"},
+		{Entry{Abandoned: true}, "partial (abandoned)", "unknown", "<nil>", "<nil>"},
+		{Entry{Final: true}, "unknown", "unknown", "<nil>", "<nil>"},
+		{Entry{Final: true, Receipt: &Receipt{Process: Process{State: "exited", ExitCode: &code}, Capture: CaptureState{State: StateComplete}}},
+			"complete", "exited", "3", "<nil>"},
+		{Entry{Final: true, Receipt: &Receipt{Process: Process{State: "signaled", Signal: &sig}, Capture: CaptureState{State: StatePartial, Reason: &reason}}},
+			"partial (capture_limit)", "signaled", "<nil>", "SIGKILL"},
+	}
+	str := func(p any) string {
+		switch p := p.(type) {
+		case *int:
+			if p != nil {
+				return fmt.Sprint(*p)
+			}
+		case *string:
+			if p != nil {
+				return *p
+			}
+		}
+		return "<nil>"
+	}
+	for _, tt := range tests {
+		state, r := tt.e.CaptureStatus()
+		if r != nil {
+			state += " (" + *r + ")"
+		}
+		ps, c, s := tt.e.ProcessStatus()
+		if state != tt.capture || ps != tt.process || str(c) != tt.code || str(s) != tt.signal {
+			t.Errorf("%+v: capture %q, process %q %s %s; want %q, %q %s %s", tt.e, state, ps, str(c), str(s), tt.capture, tt.process, tt.code, tt.signal)
+		}
+	}
+	if got, want := (Entry{ID: "20261130T030612Z-k3j4h5g6x2"}).StartedAt(), time.Date(2026, 11, 30, 3, 6, 12, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("StartedAt = %v, want %v", got, want)
+	}
+	if got := (Entry{ID: "x"}).StartedAt(); !got.IsZero() {
+		t.Errorf("StartedAt of a bad ID = %v, want the zero time", got)
+	}
+}
+
+func TestEndedAt(t *testing.T) {
+	now := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+	d, c := newTestCapture(t)
+	writeAll(c.Stream(Stdout), []byte("x"), 1)
+	for c.Stream(Stdout).Committed() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	e, err := d.Entry(c.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.EndedAt(e, now); !got.Equal(now) {
+		t.Errorf("running: EndedAt = %v, want now", got)
+	}
+	crash(c)
+	mtime := time.Date(2030, 6, 7, 8, 9, 10, 0, time.UTC)
+	if err := d.root.Chtimes(c.ID()+"/"+Stdout+liveSuffix, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = d.Entry(c.ID()); err != nil || !e.Abandoned {
+		t.Fatalf("entry %+v, %v", e, err)
+	}
+	if got := d.EndedAt(e, now); !got.Equal(mtime) {
+		t.Errorf("abandoned: EndedAt = %v, want the stream's mtime %v", got, mtime)
+	}
+	ended := "2030-01-01T00:00:00.5Z"
+	e.Final, e.Abandoned, e.Receipt = true, false, &Receipt{EndedAt: &ended}
+	if got := d.EndedAt(e, now); !got.Equal(time.Date(2030, 1, 1, 0, 0, 0, 5e8, time.UTC)) {
+		t.Errorf("final: EndedAt = %v, want the receipt's ended_at", got)
+	}
+	bad := "yesterday"
+	e.Receipt.EndedAt = &bad
+	if got := d.EndedAt(e, now); !got.Equal(mtime) {
+		t.Errorf("final with a bad ended_at: EndedAt = %v, want the stream's mtime", got)
+	}
+	e.ID = "20261130T030612Z-k3j4h5g6x2" // no such capture: no files, the start time
+	if got := d.EndedAt(e, now); !got.Equal(e.StartedAt()) {
+		t.Errorf("no files: EndedAt = %v, want the start %v", got, e.StartedAt())
+	}
+}

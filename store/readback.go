@@ -1,0 +1,395 @@
+package store
+
+// Reading a capture's streams back (SPEC §8 `capwrap read`): a byte range,
+// a line range or the lines matching a regular expression of one stream,
+// --follow of a running capture, and both streams interleaved in their
+// order of arrival (interleave.go). Reads see only committed bytes: a
+// stream file's size when it is looked at. Memory is a few fixed blocks
+// whatever the file size.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// Bounds of a read.
+const (
+	grepBlock  = 256 << 10              // longest line a grep matches whole, bytes
+	followPoll = 100 * time.Millisecond // how often a follow looks for new bytes
+	readBuffer = 32 << 10               // output buffer of Read, bytes
+)
+
+// StreamInterleaved is ReadStatus.Stream of an interleaved read.
+const StreamInterleaved = "interleaved"
+
+// ReadQuery says what [Dir.Read] prints (SPEC §8 `capwrap read`). Offsets
+// and limits are in bytes, line numbers 1-based. The zero value is not a
+// query: Limit must be at least 1.
+type ReadQuery struct {
+	// Stream is Stdout or Stderr; ignored when Interleaved.
+	Stream string
+	// Offset is the byte of the stream to start at (of the merged order
+	// when Interleaved). It excludes Lines.
+	Offset int64
+	// Limit is the most bytes printed, at least 1. A line range longer
+	// than Limit is cut after its last whole line that fits.
+	Limit int64
+	// Lines, when not nil, reads this line range instead of from Offset.
+	Lines *LineRange
+	// Grep, when not nil, prints the lines of the range that match it as
+	// "LINE:text" (LINE the line number in the stream when known, else
+	// counted from the start of the range).
+	Grep *regexp.Regexp
+	// Max stops a Grep after this many matching lines; 0: no limit but
+	// Limit.
+	Max int
+	// Follow waits for new bytes of a running capture until it ends or
+	// Limit bytes were printed. It excludes Grep, Interleaved and a
+	// Lines range with an end.
+	Follow bool
+	// Interleaved prints both streams merged in their order of arrival at
+	// capwrap (the capture's arrival index), each line labeled "stdout| "
+	// or "stderr| " ("+ " instead of "| " for the rest of a line that the
+	// other stream interrupted). Labels count toward Limit. It excludes
+	// Lines and Grep.
+	Interleaved bool
+	// Warnf, when not nil, is told (lowercase, no final period) that an
+	// interleaved read's arrival index ends before the output does.
+	Warnf func(format string, args ...any)
+}
+
+// check refuses a query that is not one (the CLI refuses these earlier,
+// with its own words).
+func (q ReadQuery) check() error {
+	switch {
+	case q.Limit < 1:
+		return fmt.Errorf("read limit %d: must be at least 1 byte", q.Limit)
+	case q.Offset < 0 || q.Max < 0:
+		return errors.New("negative read offset or maximum")
+	case q.Lines != nil && q.Offset != 0:
+		return errors.New("a read takes an offset or lines, not both")
+	case q.Follow && (q.Grep != nil || q.Interleaved || (q.Lines != nil && q.Lines.B != 0)):
+		return errors.New("a followed read takes no grep, interleaving or end line")
+	case q.Interleaved && (q.Lines != nil || q.Grep != nil):
+		return errors.New("an interleaved read takes no lines or grep")
+	}
+	return nil
+}
+
+// ReadStatus is what a read found, printed by `capwrap read` as the JSON
+// of its last stderr line, "capwrap-read {...}" (SPEC §8).
+type ReadStatus struct {
+	// Stream is the stream read, or StreamInterleaved.
+	Stream string `json:"stream"`
+	// NextOffset is the byte offset to continue at with ReadQuery.Offset
+	// (of the merged order when interleaved, labels not counted).
+	NextOffset int64 `json:"next_offset"`
+	// Size is the stream's committed bytes when it was read (both streams'
+	// when interleaved).
+	Size int64 `json:"size"`
+	// Final says the capture is finished: the stream will never change.
+	Final bool `json:"final"`
+	// Running says the capture's writer still runs. Neither Final nor
+	// Running: the capture was abandoned.
+	Running bool `json:"running"`
+	// Truncated says the output stopped (at Limit or Max) before the end
+	// of what was asked.
+	Truncated bool `json:"truncated"`
+	// NextLine is the line number at NextOffset, when a line or grep read
+	// knows it.
+	NextLine *int64 `json:"next_line,omitempty"`
+	// Matches is the number of lines a grep printed.
+	Matches *int `json:"matches,omitempty"`
+	// Removed says the capture ended and was not kept (--keep auto on a
+	// compact success, --keep never) while Follow read it.
+	Removed bool `json:"removed,omitempty"`
+}
+
+// Read prints to w what q asks of capture e (an Entry of d, see [Dir.Entry])
+// and says what it found (SPEC §8). It buffers its output and flushes it
+// before it returns, and with Follow after each batch of new bytes. The
+// error is a refused query, an error opening or reading a file of the
+// capture (fs.ErrNotExist when a stream file is missing, one wrapping
+// [ErrNoArrival] for an interleaved read of a capture without an arrival
+// index) or w's write error; the status is then incomplete.
+func (d *Dir) Read(w io.Writer, e Entry, q ReadQuery) (ReadStatus, error) {
+	if err := q.check(); err != nil {
+		return ReadStatus{}, err
+	}
+	bw := bufio.NewWriterSize(w, readBuffer)
+	var st ReadStatus
+	var err error
+	if q.Interleaved {
+		st, err = d.readInterleaved(bw, e, q)
+	} else {
+		st, err = d.readStream(bw, e, q)
+	}
+	if ferr := bw.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	return st, err
+}
+
+// openSized opens a stream file of capture id and returns its size in
+// bytes now: what a read of a running capture may return (committed bytes).
+func (d *Dir) openSized(id, stream string) (*os.File, int64, error) {
+	f, _, err := d.OpenStream(id, stream)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
+// readStream reads one stream of capture e as q says: a byte range, a
+// line range (whole lines while they fit in q.Limit), grep matches or a
+// follow.
+func (d *Dir) readStream(w *bufio.Writer, e Entry, q ReadQuery) (ReadStatus, error) {
+	st := ReadStatus{Stream: q.Stream, Final: e.Final && !e.Running, Running: e.Running}
+	f, size, err := d.openSized(e.ID, q.Stream)
+	if err != nil {
+		return st, err
+	}
+	defer f.Close()
+	st.Size = size
+	buf := make([]byte, scanBlock)
+
+	lo, hi := q.Offset, max(size, q.Offset)
+	if q.Lines != nil {
+		if lo, hi, err = q.Lines.resolve(f, size, buf); err != nil {
+			return st, err
+		}
+	}
+	var firstLine int64 // line number of lo, 0 when not computed
+	switch {
+	case q.Lines != nil && q.Lines.A > 0:
+		firstLine = q.Lines.A
+	case lo == 0:
+		firstLine = 1
+	case q.Grep != nil:
+		n, err := countLines(f, lo, buf)
+		if err != nil {
+			return st, err
+		}
+		firstLine = n + 1
+	}
+
+	switch {
+	case q.Grep != nil:
+		g, err := grepRange(w, f, lo, hi, firstLine, q.Grep, q.Max, q.Limit)
+		st.NextOffset, st.Truncated, st.Matches = g.next, g.truncated, &g.matches
+		st.NextLine = &g.nextLine
+		return st, err
+	case q.Follow:
+		return d.follow(w, e.ID, f, lo, q.Limit, st)
+	}
+	n, nl, truncated, err := copyRange(w, f, lo, hi, q.Limit, q.Lines != nil, buf)
+	st.NextOffset, st.Truncated = lo+n, truncated
+	if firstLine > 0 && q.Lines != nil {
+		nextLine := firstLine + nl
+		st.NextLine = &nextLine
+	}
+	return st, err
+}
+
+// copyRange copies r's bytes [lo, hi) to w, at most limit of them. With
+// cutLines a range longer than limit is cut after the last newline that
+// fits (mid-line only when no whole line fits). It returns the bytes
+// copied, the newlines among them and whether it stopped before hi. buf is
+// the block buffer; r shorter than hi is io.ErrUnexpectedEOF.
+func copyRange(w io.Writer, r io.ReaderAt, lo, hi, limit int64, cutLines bool, buf []byte) (n, newlines int64, truncated bool, err error) {
+	end := hi
+	if hi-lo > limit {
+		end, truncated = lo+limit, true
+		if cutLines {
+			if p, found, err := scanBackward(r, lo, end, 1, buf); err != nil {
+				return 0, 0, true, err
+			} else if found == 1 {
+				end = p
+			}
+		}
+	}
+	for pos := lo; pos < end; {
+		k := min(int64(len(buf)), end-pos)
+		got, rerr := r.ReadAt(buf[:k], pos)
+		newlines += int64(bytes.Count(buf[:got], []byte{'\n'}))
+		wn, werr := w.Write(buf[:got])
+		n += int64(wn)
+		pos += int64(got)
+		switch {
+		case werr != nil:
+			return n, newlines, truncated, werr
+		case int64(got) < k:
+			if rerr == nil || errors.Is(rerr, io.EOF) {
+				rerr = io.ErrUnexpectedEOF
+			}
+			return n, newlines, truncated, rerr
+		}
+	}
+	return n, newlines, truncated, nil
+}
+
+// grepResult is what grepRange reports.
+type grepResult struct {
+	next      int64 // offset after the last line searched and printed
+	nextLine  int64 // line number at next (0 when unknown)
+	matches   int
+	truncated bool
+}
+
+// grepper is the state of one grepRange.
+type grepper struct {
+	w          io.Writer
+	re         *regexp.Regexp
+	maxMatches int
+	left       int64 // output budget, bytes
+	firstLine  int64 // as grepRange's
+	line       int64 // number of the line being searched
+	out        []byte
+	res        grepResult
+}
+
+// grepRange prints, as "LINE:text", the lines of r's bytes [lo, hi) that
+// match re, numbering the line at lo firstLine (0: unknown, numbers are
+// then relative to lo, starting at 1). It stops after maxMatches matches
+// (0: no limit) or before a match that would take the output past limit
+// bytes (the first match is cut to fit). A line longer than grepBlock is
+// matched in grepBlock pieces, each printed with the line's number.
+func grepRange(w io.Writer, r io.ReaderAt, lo, hi, firstLine int64, re *regexp.Regexp, maxMatches int, limit int64) (grepResult, error) {
+	g := grepper{w: w, re: re, maxMatches: maxMatches, left: limit, firstLine: firstLine, line: max(firstLine, 1)}
+	br := bufio.NewReaderSize(io.NewSectionReader(r, lo, hi-lo), grepBlock)
+	pos := lo
+	for {
+		seg, err := br.ReadSlice('\n')
+		if len(seg) > 0 {
+			start := pos
+			pos += int64(len(seg))
+			if done, werr := g.segment(seg, start, pos, hi); done || werr != nil {
+				return g.res, werr
+			}
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			g.res.next = hi
+			g.res.nextLine = lineAt(firstLine, g.line, false)
+			return g.res, nil
+		default:
+			g.res.next = pos
+			return g.res, err
+		}
+	}
+}
+
+// segment searches seg, bytes [start, end) of the range that ends at hi:
+// a whole line with its newline, or a grepBlock piece of a longer one. It
+// prints seg when it matches; done says the search stops here.
+func (g *grepper) segment(seg []byte, start, end, hi int64) (done bool, err error) {
+	complete := seg[len(seg)-1] == '\n'
+	text := seg
+	if complete {
+		text = seg[:len(seg)-1]
+	}
+	if g.re.Match(text) {
+		g.out = strconv.AppendInt(g.out[:0], g.line, 10)
+		g.out = append(g.out, ':')
+		g.out = append(g.out, text...)
+		g.out = append(g.out, '\n')
+		if int64(len(g.out)) > g.left {
+			first := g.res.matches == 0
+			g.res.next, g.res.truncated = start, true
+			if first {
+				g.w.Write(g.out[:g.left]) // a write error comes back from the flush
+				g.res.next = end
+			}
+			g.res.nextLine = lineAt(g.firstLine, g.line, complete && first)
+			return true, nil
+		}
+		if _, err := g.w.Write(g.out); err != nil {
+			return true, err
+		}
+		g.left -= int64(len(g.out))
+		g.res.matches++
+		if g.maxMatches > 0 && g.res.matches >= g.maxMatches {
+			if complete {
+				g.line++
+			}
+			g.res.next, g.res.truncated = end, end < hi
+			g.res.nextLine = lineAt(g.firstLine, g.line, false)
+			return true, nil
+		}
+	}
+	if complete {
+		g.line++
+	}
+	return false, nil
+}
+
+// lineAt is the line number to report, 0 when the numbering is relative.
+func lineAt(firstLine, line int64, past bool) int64 {
+	if firstLine == 0 {
+		return 0
+	}
+	if past {
+		return line + 1
+	}
+	return line
+}
+
+// follow copies stream file f of capture id from lo as it grows until the
+// capture is no longer running (finished or abandoned) or limit bytes were
+// printed. Only committed bytes are read: the file's size when looked at.
+func (d *Dir) follow(w *bufio.Writer, id string, f *os.File, lo, limit int64, st ReadStatus) (ReadStatus, error) {
+	buf := make([]byte, scanBlock)
+	pos, left := lo, limit
+	for {
+		e, err := d.Entry(id) // first the state, then the size: a finished capture's size is final
+		if errors.Is(err, fs.ErrNotExist) {
+			// Discarded when it ended: the open file still holds all of it.
+			e, err = Entry{ID: id, Final: true}, nil
+			st.Removed = true
+		}
+		if err != nil {
+			return st, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			return st, err
+		}
+		size := fi.Size()
+		st.Size, st.Running, st.Final = size, e.Running, e.Final && !e.Running
+		if size > pos && left > 0 {
+			n, _, _, err := copyRange(w, f, pos, size, left, false, buf)
+			pos += n
+			left -= n
+			st.NextOffset = pos
+			if err != nil {
+				return st, err
+			}
+			if err := w.Flush(); err != nil {
+				return st, err
+			}
+		}
+		st.NextOffset = max(pos, st.NextOffset)
+		if left == 0 {
+			st.Truncated = size > pos || e.Running
+			return st, nil
+		}
+		if !e.Running {
+			return st, nil
+		}
+		time.Sleep(followPoll)
+	}
+}

@@ -1,0 +1,336 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCopyRange(t *testing.T) {
+	c := "aaa\nbbb\nccc\n"
+	tests := []struct {
+		lo, hi, limit int64
+		cut           bool
+		want          string
+		trunc         bool
+	}{
+		{0, 12, 100, true, c, false},
+		{0, 12, 12, true, c, false}, // exactly the limit: whole, not truncated
+		{0, 12, 11, true, "aaa\nbbb\n", true},
+		{0, 12, 9, true, "aaa\nbbb\n", true},
+		{0, 12, 8, true, "aaa\nbbb\n", true}, // the cut falls on a newline
+		{0, 12, 9, false, "aaa\nbbb\nc", true},
+		{0, 12, 2, true, "aa", true}, // no whole line fits: cut mid-line
+		{0, 12, 1, false, "a", true},
+		{4, 12, 5, true, "bbb\n", true},
+		{5, 10, 100, true, "bb\ncc", false}, // a range need not start or end a line
+		{12, 12, 10, true, "", false},
+	}
+	for _, tt := range tests {
+		// Blocks under, at and over the line length.
+		for _, block := range []int{1, 3, 4, 5, scanBlock} {
+			var out bytes.Buffer
+			n, nl, trunc, err := copyRange(&out, strings.NewReader(c), tt.lo, tt.hi, tt.limit, tt.cut, make([]byte, block))
+			if err != nil || out.String() != tt.want || trunc != tt.trunc || n != int64(len(tt.want)) || nl != int64(strings.Count(tt.want, "\n")) {
+				t.Errorf("copyRange(%d, %d, limit %d, cut %v) block %d = %q, %d, %d, %v, %v; want %q, truncated %v",
+					tt.lo, tt.hi, tt.limit, tt.cut, block, out.String(), n, nl, trunc, err, tt.want, tt.trunc)
+			}
+		}
+	}
+}
+
+// TestCopyRangeShortFile: a file shorter than the range asked (truncated
+// meanwhile) gives what it has and io.ErrUnexpectedEOF.
+func TestCopyRangeShortFile(t *testing.T) {
+	var out bytes.Buffer
+	n, _, _, err := copyRange(&out, strings.NewReader("abcde"), 1, 10, 100, false, make([]byte, 3))
+	if !errors.Is(err, io.ErrUnexpectedEOF) || n != 4 || out.String() != "bcde" {
+		t.Errorf("copyRange past the end = %q, %d, %v; want \"bcde\", 4, io.ErrUnexpectedEOF", out.String(), n, err)
+	}
+}
+
+func TestGrepRange(t *testing.T) {
+	const c = "a1\nb\na2\n" // lines at 0, 3, 5; 8 bytes
+	long := strings.Repeat("z", grepBlock+10)
+	tests := []struct {
+		name              string
+		content           string
+		lo, hi, firstLine int64
+		re                string
+		max               int
+		limit             int64
+		want              string
+		res               grepResult
+	}{
+		{"all", c, 0, 8, 1, "a", 0, 100, "1:a1\n3:a2\n", grepResult{8, 4, 2, false}},
+		{"none", c, 0, 8, 1, "x", 0, 100, "", grepResult{8, 4, 0, false}},
+		{"max stops", c, 0, 8, 1, "a", 1, 100, "1:a1\n", grepResult{3, 2, 1, true}},
+		{"max at the end", c, 0, 8, 1, "a", 2, 100, "1:a1\n3:a2\n", grepResult{8, 4, 2, false}},
+		{"limit before a match", c, 0, 8, 1, "a", 0, 6, "1:a1\n", grepResult{5, 3, 1, true}},
+		{"limit exactly", c, 0, 8, 1, "a", 0, 10, "1:a1\n3:a2\n", grepResult{8, 4, 2, false}},
+		{"first match cut", c, 0, 8, 1, "a", 0, 3, "1:a", grepResult{3, 2, 0, true}},
+		{"part of the file", c, 0, 5, 1, "a", 0, 100, "1:a1\n", grepResult{5, 3, 1, false}},
+		{"numbered from firstLine", c, 3, 8, 2, "a|b", 0, 100, "2:b\n3:a2\n", grepResult{8, 4, 2, false}},
+		{"relative numbers", c, 3, 8, 0, "a", 0, 100, "2:a2\n", grepResult{8, 0, 1, false}},
+		{"no final newline", "x\nab", 0, 4, 1, "b", 0, 100, "2:ab\n", grepResult{4, 2, 1, false}},
+		{"anchors see the line without its newline", c, 0, 8, 1, "^b$", 0, 100, "2:b\n", grepResult{8, 4, 1, false}},
+		{"long line in pieces", long + "\nhit\n", 0, int64(len(long)) + 5, 1, "z", 0, 2 * grepBlock,
+			"1:" + long[:grepBlock] + "\n1:" + long[grepBlock:] + "\n", grepResult{int64(len(long)) + 5, 3, 2, false}},
+		{"after a long line", long + "\nhit\n", 0, int64(len(long)) + 5, 1, "hit", 0, 100,
+			"2:hit\n", grepResult{int64(len(long)) + 5, 3, 1, false}},
+		{"long line's first piece cut", long + "\nhit\n", 0, int64(len(long)) + 5, 1, "z", 0, 10,
+			"1:zzzzzzzz", grepResult{grepBlock, 1, 0, true}},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		res, err := grepRange(&out, strings.NewReader(tt.content), tt.lo, tt.hi, tt.firstLine, regexp.MustCompile(tt.re), tt.max, tt.limit)
+		if err != nil || out.String() != tt.want || res != tt.res {
+			got := out.String()
+			if len(got) > 80 {
+				got = fmt.Sprintf("%d bytes", len(got))
+			}
+			t.Errorf("%s: grepRange = %s, %+v, %v; want %+v", tt.name, got, res, err, tt.res)
+		}
+	}
+}
+
+// arrivals returns a record source over recs, as ArrivalReader.Next.
+func arrivals(recs ...ArrivalRecord) func() (ArrivalRecord, error) {
+	return func() (ArrivalRecord, error) {
+		if len(recs) == 0 {
+			return ArrivalRecord{}, io.EOF
+		}
+		r := recs[0]
+		recs = recs[1:]
+		return r, nil
+	}
+}
+
+// interleaveCase is a case of TestInterleave: two streams, their arrival
+// records, and what an interleaved read of them prints.
+type interleaveCase struct {
+	name          string
+	stdout        string
+	stderr        string
+	recs          []ArrivalRecord
+	running       bool
+	offset, limit int64
+	want          string
+	next          int64
+	truncated     bool
+	uncovered     string // what the warning was told, "" when not called
+}
+
+func interleaveCases() []interleaveCase {
+	out4 := "out1\nout2\nout3\nout4\n"
+	err4 := "err1\nerr2\nerr3\nerr4\n"
+	var alternate []ArrivalRecord
+	for i := range int64(4) {
+		alternate = append(alternate, ArrivalRecord{Stream: Stdout, Offset: 5 * i, Length: 5}, ArrivalRecord{Stream: Stderr, Offset: 5 * i, Length: 5})
+	}
+	return []interleaveCase{
+		{"alternate", out4, err4, alternate, false, 0, 1000,
+			"stdout| out1\nstderr| err1\nstdout| out2\nstderr| err2\nstdout| out3\nstderr| err3\nstdout| out4\nstderr| err4\n", 40, false, ""},
+		{"offset and limit", out4, err4, alternate, false, 25, 30,
+			"stderr| err3\nstdout| out4\n", 35, true, ""},
+		{"offset past the end", out4, err4, alternate, false, 50, 30, "", 50, false, ""},
+		{"a line cut by the other stream", "abcdef\n", "E\n",
+			[]ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 3}, {Stream: Stderr, Offset: 0, Length: 2}, {Stream: Stdout, Offset: 3, Length: 4}}, false, 0, 1000,
+			"stdout| abc\nstderr| E\nstdout+ def\n", 9, false, ""},
+		{"an unfinished last line is ended", "abc", "",
+			[]ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 3}}, false, 0, 1000, "stdout| abc\n", 3, false, ""},
+		{"offset mid-line", "hello\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 6}}, false, 2, 1000,
+			"stdout+ llo\n", 6, false, ""},
+		{"the first line is cut to fit", "abcdefgh\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 9}}, false, 0, 10,
+			"stdout| ab", 2, true, ""},
+		{"no room for a label", "abcdefgh\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 9}}, false, 0, 8,
+			"", 0, true, ""},
+		{"a later line is not cut", "a\nbcdefgh\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 10}}, false, 0, 20,
+			"stdout| a\n", 2, true, ""},
+		{"the index ends early", "a\nb\n", "E\n", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 2}}, false, 0, 1000,
+			"stdout| a\nstdout| b\nstderr| E\n", 6, false, "2 2"},
+		{"running: stop at a chunk not committed", "a\n", "E", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 2}, {Stream: Stderr, Offset: 0, Length: 2}}, true, 0, 1000,
+			"stdout| a\n", 2, false, ""},
+		{"running: no warning for bytes not yet indexed", "a\nb\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 2}}, true, 0, 1000,
+			"stdout| a\n", 2, false, ""},
+		{"finished: a record past the file is cut", "a\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 5}}, false, 0, 1000,
+			"stdout| a\n", 2, false, ""},
+	}
+}
+
+func TestInterleave(t *testing.T) {
+	tests := interleaveCases()
+	for _, tt := range tests {
+		// Blocks shorter than the lines give the same output while the
+		// budget lasts. (When it runs out, a line that crosses a block
+		// boundary may be printed up to it: whole lines are per block.)
+		blocks := []int{scanBlock}
+		if !tt.truncated {
+			blocks = append(blocks, 1, 3)
+		}
+		for _, block := range blocks {
+			var out bytes.Buffer
+			w := bufio.NewWriter(&out)
+			files := [2]io.ReaderAt{strings.NewReader(tt.stdout), strings.NewReader(tt.stderr)}
+			sizes := [2]int64{int64(len(tt.stdout)), int64(len(tt.stderr))}
+			iv := newInterleaver(w, files, sizes, tt.offset, tt.limit)
+			iv.buf = make([]byte, block)
+			uncovered := ""
+			next, truncated, err := iv.run(arrivals(tt.recs...), tt.running, func(rest [2]int64) { uncovered = fmt.Sprint(rest[0], rest[1]) })
+			w.Flush()
+			if err != nil || out.String() != tt.want || next != tt.next || truncated != tt.truncated || uncovered != tt.uncovered {
+				t.Errorf("%s, block %d: got %q, next %d, truncated %v, uncovered %q, %v; want %q, %d, %v, %q",
+					tt.name, block, out.String(), next, truncated, uncovered, err, tt.want, tt.next, tt.truncated, tt.uncovered)
+			}
+			if int64(out.Len()) > tt.limit {
+				t.Errorf("%s: %d bytes printed, limit %d", tt.name, out.Len(), tt.limit)
+			}
+		}
+	}
+}
+
+// writeCapture writes chunks to c's streams in order, through its arrival
+// index: even chunks to stdout, odd ones to stderr; then finalizes and
+// publishes it.
+func writeCapture(t *testing.T, c *Capture, chunks ...string) {
+	t.Helper()
+	a, err := c.Arrival(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ch := range chunks {
+		s := []string{Stdout, Stderr}[i%2]
+		writeAll(c.Stream(s), []byte(ch), len(ch))
+		a.Writer(s).Write([]byte(ch))
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, c)
+}
+
+func publish(t *testing.T, c *Capture) {
+	t.Helper()
+	if _, err := c.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	id := c.ID()
+	if err := c.Publish(&Receipt{Schema: Schema, ID: &id}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRead reads a finished capture back through Dir.Read, every mode but
+// follow.
+func TestRead(t *testing.T) {
+	d, c := newTestCapture(t)
+	writeCapture(t, c, "one\ntwo\n", "E1\n", "three\nfour\n", "E2\n")
+	e, err := d.Entry(c.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptr := func(n int64) *int64 { return &n }
+	lines := func(a, b int64) *LineRange { return &LineRange{a, b} }
+	tests := []struct {
+		name string
+		q    ReadQuery
+		want string
+		st   ReadStatus
+	}{
+		{"all", ReadQuery{Stream: Stdout, Limit: 100}, "one\ntwo\nthree\nfour\n",
+			ReadStatus{Stream: Stdout, NextOffset: 19, Size: 19, Final: true}},
+		{"bytes", ReadQuery{Stream: Stdout, Offset: 4, Limit: 6}, "two\nth",
+			ReadStatus{Stream: Stdout, NextOffset: 10, Size: 19, Final: true, Truncated: true}},
+		{"stderr", ReadQuery{Stream: Stderr, Limit: 100}, "E1\nE2\n",
+			ReadStatus{Stream: Stderr, NextOffset: 6, Size: 6, Final: true}},
+		{"lines cut to whole lines", ReadQuery{Stream: Stdout, Lines: lines(2, 0), Limit: 12}, "two\nthree\n",
+			ReadStatus{Stream: Stdout, NextOffset: 14, Size: 19, Final: true, Truncated: true, NextLine: ptr(4)}},
+		{"last line", ReadQuery{Stream: Stdout, Lines: lines(-1, 0), Limit: 100}, "four\n",
+			ReadStatus{Stream: Stdout, NextOffset: 19, Size: 19, Final: true}},
+		{"interleaved", ReadQuery{Interleaved: true, Limit: 100}, "stdout| one\nstdout| two\nstderr| E1\nstdout| three\nstdout| four\nstderr| E2\n",
+			ReadStatus{Stream: StreamInterleaved, NextOffset: 25, Size: 25, Final: true}},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		st, err := d.Read(&out, e, tt.q)
+		got, _ := json.Marshal(st)
+		want, _ := json.Marshal(tt.st)
+		if err != nil || out.String() != tt.want || string(got) != string(want) {
+			t.Errorf("%s: got %q, %s, %v; want %q, %s", tt.name, out.String(), got, err, tt.want, want)
+		}
+	}
+
+	var out bytes.Buffer
+	st, err := d.Read(&out, e, ReadQuery{Stream: Stdout, Grep: regexp.MustCompile("o"), Max: 2, Limit: 100})
+	if err != nil || out.String() != "1:one\n2:two\n" || st.Matches == nil || *st.Matches != 2 || *st.NextLine != 3 || !st.Truncated {
+		t.Errorf("grep: got %q, %+v, %v", out.String(), st, err)
+	}
+	for _, q := range []ReadQuery{
+		{Stream: Stdout},
+		{Stream: Stdout, Limit: 10, Offset: 1, Lines: lines(1, 2)},
+		{Stream: Stdout, Limit: 10, Follow: true, Grep: regexp.MustCompile("x")},
+		{Interleaved: true, Limit: 10, Lines: lines(1, 2)},
+		{Stream: "stdin", Limit: 10},
+	} {
+		if _, err := d.Read(io.Discard, e, q); err == nil {
+			t.Errorf("Read(%+v) accepted", q)
+		}
+	}
+}
+
+func TestReadInterleavedWithoutIndex(t *testing.T) {
+	d, c := newTestCapture(t)
+	writeAll(c.Stream(Stdout), []byte("x\n"), 2)
+	publish(t, c)
+	e, err := d.Entry(c.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Read(io.Discard, e, ReadQuery{Interleaved: true, Limit: 10}); !errors.Is(err, ErrNoArrival) {
+		t.Errorf("interleaved read without an index: %v, want ErrNoArrival", err)
+	}
+}
+
+// TestReadFollow follows a running capture to its end: the bytes written
+// before and after the read started, and a final status.
+func TestReadFollow(t *testing.T) {
+	d, c := newTestCapture(t)
+	out := c.Stream(Stdout)
+	writeAll(out, []byte("a\n"), 2)
+	for out.Committed() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	e, err := d.Entry(c.ID())
+	if err != nil || !e.Running {
+		t.Fatalf("entry %+v, %v", e, err)
+	}
+	pr, pw := io.Pipe()
+	type result struct {
+		st  ReadStatus
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := d.Read(pw, e, ReadQuery{Stream: Stdout, Limit: 100, Follow: true})
+		pw.Close()
+		done <- result{st, err}
+	}()
+	br := bufio.NewReader(pr)
+	if line, err := br.ReadString('\n'); err != nil || line != "a\n" {
+		t.Fatalf("first line %q, %v", line, err) // flushed while the capture runs
+	}
+	writeAll(out, []byte("b\n"), 2)
+	publish(t, c)
+	rest, _ := io.ReadAll(br)
+	r := <-done
+	if r.err != nil || string(rest) != "b\n" || r.st != (ReadStatus{Stream: Stdout, NextOffset: 4, Size: 4, Final: true}) {
+		t.Errorf("followed to the end: %q, %+v, %v", rest, r.st, r.err)
+	}
+}
