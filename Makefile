@@ -24,8 +24,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 # The whole test suite, as CI runs it (README).
-test:
-	$(GO) vet ./...
+test: lint
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 fuzz:
@@ -36,9 +35,12 @@ fuzz:
 	$(GO) test ./redact -run '^$$' -fuzz FuzzPlantedSecret -fuzztime $(FUZZTIME)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzTeddy -fuzztime $(FUZZTIME)
 
+# gofmt, go vet, and staticcheck's unused-code check (U1000): dead code
+# does not land.
 lint:
 	@test -z "$$($(GOFMT) -l .)" || { $(GOFMT) -l .; exit 1; }
 	$(GO) vet ./...
+	$(GO) tool staticcheck -checks U1000 ./...
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

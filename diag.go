@@ -28,11 +28,8 @@ func (d diag) say(kind, format string, args ...any) {
 	fmt.Fprintf(d.w, "capwrap: %s: %s\n", kind, msg)
 }
 
-func (d diag) errorf(format string, args ...any) { d.say("error", format, args...) }
-func (d diag) warnf(format string, args ...any)  { d.say("warning", format, args...) }
-func (d diag) hintf(format string, args ...any)  { d.say("hint", format, args...) }
-
-// Errorf, Warnf and Hintf are the same voice for the run (runner.Diag).
-func (d diag) Errorf(format string, args ...any) { d.errorf(format, args...) }
-func (d diag) Warnf(format string, args ...any)  { d.warnf(format, args...) }
-func (d diag) Hintf(format string, args ...any)  { d.hintf(format, args...) }
+// Errorf, Warnf and Hintf say one message of their kind; they also serve
+// the run as its runner.Diag.
+func (d diag) Errorf(format string, args ...any) { d.say("error", format, args...) }
+func (d diag) Warnf(format string, args ...any)  { d.say("warning", format, args...) }
+func (d diag) Hintf(format string, args ...any)  { d.say("hint", format, args...) }

@@ -182,13 +182,13 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	var o options
 	fs := newFlagSet(&o)
 	if err := fs.Parse(args); err != nil {
-		d.errorf("%s", flagError(err))
-		d.hintf("capwrap --help lists the flags; put -- before the command")
+		d.Errorf("%s", flagError(err))
+		d.Hintf("capwrap --help lists the flags; put -- before the command")
 		return exitUsage, 0
 	}
 	fromEnv, err := applyEnv(fs, os.Getenv)
 	if err != nil {
-		d.errorf("%v", err)
+		d.Errorf("%v", err)
 		return exitUsage, 0
 	}
 	o.fromEnv = fromEnv
@@ -205,13 +205,13 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		return runVerb(rest[0], rest[1:], &o, stdout, stderr), 0
 	}
 	if len(rest) == 0 {
-		d.errorf("no command given")
-		d.hintf("usage: capwrap [flags] -- COMMAND [ARG...]")
+		d.Errorf("no command given")
+		d.Hintf("usage: capwrap [flags] -- COMMAND [ARG...]")
 		return exitUsage, 0
 	}
 	cfg, err := o.config(rest)
 	if err != nil {
-		d.errorf("%v", err)
+		d.Errorf("%v", err)
 		return exitUsage, 0
 	}
 	cfg.Stdin, cfg.Stdout, cfg.Stderr, cfg.Diag = stdin, stdout, stderr, d

@@ -48,13 +48,13 @@ func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
 		return st
 	}
 	defer dir.Close()
-	q.Warnf = d.warnf
+	q.Warnf = d.Warnf
 	status, err := dir.Read(stdout, e, q)
 	if errors.Is(err, store.ErrNoArrival) {
 		err = fmt.Errorf("capture %s has no arrival index (made by an older capwrap?); read each stream with --stream", e.ID)
 	}
 	if err != nil {
-		d.errorf("read %s: %v", e.ID, unwrapPath(err))
+		d.Errorf("read %s: %v", e.ID, store.UnwrapPath(err))
 		return verbFailed
 	}
 	readHints(e.ID, q, status, d)
@@ -83,8 +83,8 @@ func readQuery(args []string, d diag) (store.ReadQuery, string, int) {
 	}
 	q.Offset, q.Limit = int64(offset), int64(limit)
 	if err := completeReadQuery(&q, fs, lines, grep); err != nil {
-		d.errorf("read: %v", err)
-		d.hintf("usage: %s (capwrap help read)", readUsage)
+		d.Errorf("read: %v", err)
+		d.Hintf("usage: %s (capwrap help read)", readUsage)
 		return q, "", verbUsage
 	}
 	return q, fs.Arg(0), 0
@@ -141,11 +141,11 @@ func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep string
 func readHints(id string, q store.ReadQuery, status store.ReadStatus, d diag) {
 	switch {
 	case status.Running && !q.Follow:
-		d.hintf("capture %s is still running: this is the %d bytes committed so far; --follow waits for the rest", id, status.Size)
+		d.Hintf("capture %s is still running: this is the %d bytes committed so far; --follow waits for the rest", id, status.Size)
 	case status.Removed:
-		d.hintf("capture %s ended and was not kept (--keep auto keeps no compact success): all of it was read before it went", id)
+		d.Hintf("capture %s ended and was not kept (--keep auto keeps no compact success): all of it was read before it went", id)
 	case !status.Final && !status.Running:
-		d.warnf("capture %s was abandoned (capwrap ended without a receipt): the stream holds what was committed", id)
+		d.Warnf("capture %s was abandoned (capwrap ended without a receipt): the stream holds what was committed", id)
 	}
 	if !status.Truncated {
 		return
@@ -156,10 +156,10 @@ func readHints(id string, q store.ReadQuery, status store.ReadStatus, d diag) {
 		if q.Lines.B != 0 {
 			end = strconv.FormatInt(q.Lines.B, 10)
 		}
-		d.hintf("more follows: continue with --lines %d:%s", *status.NextLine, end)
+		d.Hintf("more follows: continue with --lines %d:%s", *status.NextLine, end)
 	case q.Lines != nil:
-		d.hintf("more follows: continue with --offset %d instead of --lines", status.NextOffset)
+		d.Hintf("more follows: continue with --offset %d instead of --lines", status.NextOffset)
 	default:
-		d.hintf("more follows: continue with --offset %d", status.NextOffset)
+		d.Hintf("more follows: continue with --offset %d", status.NextOffset)
 	}
 }

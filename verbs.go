@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -39,8 +40,8 @@ func runVerb(name string, args []string, o *options, stdout, stderr *os.File) in
 			topic = args[0]
 		}
 		if !printHelp(stdout, topic) {
-			d.errorf("no help on %q", topic)
-			d.hintf("capwrap help flags lists the flags; verbs are list, show, read, prune")
+			d.Errorf("no help on %q", topic)
+			d.Hintf("capwrap help flags lists the flags; verbs are list, show, read, prune")
 			return 2
 		}
 		return 0
@@ -53,7 +54,7 @@ func runVerb(name string, args []string, o *options, stdout, stderr *os.File) in
 	case "prune":
 		return verbPrune(args, o, stdout, d)
 	}
-	d.errorf("unknown verb %s", name)
+	d.Errorf("unknown verb %s", name)
 	return verbUsage
 }
 
@@ -71,17 +72,17 @@ func verbFlags(name string) *pflag.FlagSet {
 // arguments; on failure it has said why and returns false.
 func parseVerb(fs *pflag.FlagSet, args []string, nargs int, usage string, d diag) bool {
 	if err := fs.Parse(args); err != nil {
-		d.errorf("%s: %s", fs.Name(), flagError(err))
-		d.hintf("usage: %s (capwrap help %s)", usage, fs.Name())
+		d.Errorf("%s: %s", fs.Name(), flagError(err))
+		d.Hintf("usage: %s (capwrap help %s)", usage, fs.Name())
 		return false
 	}
 	if fs.NArg() != nargs {
 		if fs.NArg() < nargs {
-			d.errorf("%s: missing capture ID", fs.Name())
+			d.Errorf("%s: missing capture ID", fs.Name())
 		} else {
-			d.errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(nargs))
+			d.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(nargs))
 		}
-		d.hintf("usage: %s (capwrap help %s)", usage, fs.Name())
+		d.Hintf("usage: %s (capwrap help %s)", usage, fs.Name())
 		return false
 	}
 	return true
@@ -97,18 +98,18 @@ func openCaptures(o *options, d diag) (*store.Dir, int) {
 	if errors.Is(err, store.ErrNoDir) && !chosen {
 		if fb := store.FallbackPath(os.Getenv); fb != "" {
 			if fdir, ferr := store.OpenExisting(fb); ferr == nil {
-				d.warnf("%s does not exist; reading the captures in %s", path, fb)
+				d.Warnf("%s does not exist; reading the captures in %s", path, fb)
 				return fdir, 0
 			}
 		}
 	}
 	switch {
 	case errors.Is(err, store.ErrNoDir):
-		d.errorf("no captures in %s: it does not exist", path)
-		d.hintf("pass --dir or set CAPWRAP_DIR to the tool-outputs directory of the captures")
+		d.Errorf("no captures in %s: it does not exist", path)
+		d.Hintf("pass --dir or set CAPWRAP_DIR to the tool-outputs directory of the captures")
 		return nil, verbUsage
 	case err != nil:
-		d.errorf("cannot read tool-outputs directory %s: %v", path, unwrapPath(err))
+		d.Errorf("cannot read tool-outputs directory %s: %v", path, store.UnwrapPath(err))
 		return nil, verbUsage
 	}
 	return dir, 0
@@ -138,7 +139,7 @@ func entryOf(dir *store.Dir, idArg string, d diag) (store.Entry, int) {
 	}
 	e, err := dir.Entry(id)
 	if err != nil {
-		d.errorf("cannot read capture %s: %v", id, unwrapPath(err))
+		d.Errorf("cannot read capture %s: %v", id, store.UnwrapPath(err))
 		return store.Entry{}, verbFailed
 	}
 	return e, 0
@@ -152,16 +153,16 @@ func resolveID(dir *store.Dir, prefix string, d diag) (string, int) {
 	case err == nil:
 		return id, 0
 	case errors.Is(err, store.ErrBadID):
-		d.errorf("%q is not a capture id", prefix)
-		d.hintf("IDs look like 20261130T030612Z-k3j4h5g6x2, or any unique prefix of one; capwrap list shows them")
+		d.Errorf("%q is not a capture id", prefix)
+		d.Hintf("IDs look like 20261130T030612Z-k3j4h5g6x2, or any unique prefix of one; capwrap list shows them")
 	case errors.Is(err, store.ErrUnknownID):
-		d.errorf("no capture %s in %s", prefix, dir.Path())
-		d.hintf("capwrap list shows the captures")
+		d.Errorf("no capture %s in %s", prefix, dir.Path())
+		d.Hintf("capwrap list shows the captures")
 	case errors.Is(err, store.ErrAmbiguousID):
-		d.errorf("capture id %s is ambiguous: %v", prefix, strings.TrimSuffix(err.Error(), ": "+store.ErrAmbiguousID.Error()))
-		d.hintf("give more characters of the ID; capwrap list shows them")
+		d.Errorf("capture id %s is ambiguous: %v", prefix, strings.TrimSuffix(err.Error(), ": "+store.ErrAmbiguousID.Error()))
+		d.Hintf("give more characters of the ID; capwrap list shows them")
 	default:
-		d.errorf("cannot read %s: %v", dir.Path(), unwrapPath(err))
+		d.Errorf("cannot read %s: %v", dir.Path(), store.UnwrapPath(err))
 		return "", verbFailed
 	}
 	return "", verbUsage
@@ -188,7 +189,7 @@ func displayCommand(argv []string, max int) string {
 	}
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		parts[i] = shellQuote(a)
+		parts[i] = preview.ShellQuote(a)
 	}
 	var b strings.Builder
 	n := 0
@@ -282,7 +283,7 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 	defer dir.Close()
 	entries, err := dir.List()
 	if err != nil {
-		d.errorf("cannot list %s: %v", dir.Path(), unwrapPath(err))
+		d.Errorf("cannot list %s: %v", dir.Path(), store.UnwrapPath(err))
 		return verbFailed
 	}
 	now := time.Now()
@@ -295,13 +296,13 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(items); err != nil {
-			d.errorf("cannot write the list: %v", err)
+			d.Errorf("cannot write the list: %v", err)
 			return verbFailed
 		}
 		return 0
 	}
 	if len(items) == 0 {
-		d.hintf("no captures in %s", dir.Path())
+		d.Hintf("no captures in %s", dir.Path())
 		return 0
 	}
 	fmt.Fprintf(stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", "ID", "PROCESS", "CAPTURE", "STDOUT", "STDERR", "AGE", "COMMAND")
@@ -321,7 +322,7 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 			if p == nil {
 				return "-"
 			}
-			return humanBytes(*p)
+			return preview.HumanBytes(*p)
 		}
 		fmt.Fprintf(stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", it.ID, proc, capState,
 			size(it.StdoutBytes), size(it.StderrBytes), shortAge(time.Duration(it.AgeSeconds)*time.Second), displayCommand(it.Command, 60))
@@ -346,7 +347,7 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 	if e.Final {
 		b, err := dir.ReadReceipt(id, false)
 		if err != nil {
-			d.errorf("cannot read %s/%s/receipt.json: %v", dir.Path(), id, unwrapPath(err))
+			d.Errorf("cannot read %s/%s/receipt.json: %v", dir.Path(), id, store.UnwrapPath(err))
 			return verbFailed
 		}
 		if len(b) > 0 && b[len(b)-1] != '\n' {
@@ -361,7 +362,7 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 		path := dir.Path() + "/" + id
 		rc = &store.Receipt{Schema: store.Schema, ID: &id, Dir: &path, Process: store.Process{State: "running"}, Capture: store.CaptureState{State: "pending"}}
 		if e.ReceiptErr != nil && !errors.Is(e.ReceiptErr, os.ErrNotExist) {
-			d.warnf("cannot read %s/receipt.live.json: %v", path, unwrapPath(e.ReceiptErr))
+			d.Warnf("cannot read %s/receipt.live.json: %v", path, store.UnwrapPath(e.ReceiptErr))
 		}
 	}
 	for _, s := range []struct {
@@ -379,13 +380,13 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 		if rc.Process.Reason == nil {
 			rc.Process.Reason = ptr("unknown: capwrap ended without writing the receipt")
 		}
-		d.warnf("capture %s was abandoned: capwrap ended without a receipt; its files hold the bytes committed", id)
+		d.Warnf("capture %s was abandoned: capwrap ended without a receipt; its files hold the bytes committed", id)
 	} else {
-		d.hintf("capture %s is still running: the live receipt, with the bytes committed so far", id)
+		d.Hintf("capture %s is still running: the live receipt, with the bytes committed so far", id)
 	}
 	b, err := rc.MarshalPretty()
 	if err != nil {
-		d.errorf("%v", err)
+		d.Errorf("%v", err)
 		return verbFailed
 	}
 	stdout.Write(b)
@@ -408,11 +409,11 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 	byAge, byID := fs.Changed("older-than"), fs.Changed("id")
 	switch {
 	case byAge == byID:
-		d.errorf("prune: give exactly one of --older-than and --id")
-		d.hintf("usage: %s", usage)
+		d.Errorf("prune: give exactly one of --older-than and --id")
+		d.Hintf("usage: %s", usage)
 		return verbUsage
 	case byAge && *olderThan < 0:
-		d.errorf("prune: invalid --older-than %v: must not be negative", *olderThan)
+		d.Errorf("prune: invalid --older-than %v: must not be negative", *olderThan)
 		return verbUsage
 	}
 	dir, st := openCaptures(o, d)
@@ -429,14 +430,14 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 			return st
 		}
 		if e.Running {
-			d.errorf("capture %s is running: prune never touches a running capture", e.ID)
+			d.Errorf("capture %s is running: prune never touches a running capture", e.ID)
 			return verbFailed
 		}
 		targets = append(targets, e)
 	} else {
 		entries, err := dir.List()
 		if err != nil {
-			d.errorf("cannot list %s: %v", dir.Path(), unwrapPath(err))
+			d.Errorf("cannot list %s: %v", dir.Path(), store.UnwrapPath(err))
 			return verbFailed
 		}
 		now := time.Now()
@@ -465,9 +466,9 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 		if !*dryRun {
 			if err := dir.Remove(e.ID); err != nil {
 				if errors.Is(err, store.ErrRunning) {
-					d.warnf("capture %s started running again; not touched", e.ID)
+					d.Warnf("capture %s started running again; not touched", e.ID)
 				} else {
-					d.errorf("cannot remove %s/%s: %v", dir.Path(), e.ID, unwrapPath(err))
+					d.Errorf("cannot remove %s/%s: %v", dir.Path(), e.ID, store.UnwrapPath(err))
 					status = verbFailed
 				}
 				continue
@@ -475,13 +476,13 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 		}
 		n++
 		freed += size
-		fmt.Fprintf(stdout, "%s %s  %s  %s\n", verb, e.ID, humanBytes(size), state)
+		fmt.Fprintf(stdout, "%s %s  %s  %s\n", verb, e.ID, preview.HumanBytes(size), state)
 	}
 	what := "freed"
 	if *dryRun {
 		what = "would free"
 	}
-	fmt.Fprintf(stdout, "%d capture%s, %s %s", n, plural(n), what, humanBytes(freed))
+	fmt.Fprintf(stdout, "%d capture%s, %s %s", n, plural(n), what, preview.HumanBytes(freed))
 	if running > 0 {
 		fmt.Fprintf(stdout, "; %d running capture%s not touched", running, plural(running))
 	}
@@ -495,3 +496,5 @@ func plural(n int) string {
 	}
 	return "s"
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -87,7 +87,7 @@ func TestOutcomeReceipt(t *testing.T) {
 			"started_at": "2026-11-30T03:06:12Z", "ended_at": "2026-11-30T03:06:13.5Z"}},
 		{"kept success", func() Outcome { return kept(settled()) }, 0, 0, false, false, map[string]any{
 			"id": "20261130T030612Z-k3j4h5g6x2", "abs_dir": "/w/tool-outputs/20261130T030612Z-k3j4h5g6x2",
-			"streams.stdout.file": "tool-outputs/20261130T030612Z-k3j4h5g6x2/stdout.log",
+			"streams.stdout.file":   "tool-outputs/20261130T030612Z-k3j4h5g6x2/stdout.log",
 			"streams.stdout.sha256": "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"}},
 		{"failure", func() Outcome {
 			o := kept(settled())
