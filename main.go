@@ -178,6 +178,9 @@ func applyEnv(fs *pflag.FlagSet, getenv func(string) string) (map[string]bool, e
 // signal to re-raise (0 for none), so that every deferred flush and publish
 // has run by the time the process ends.
 func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
+	if len(args) > 0 && args[0] == wrap.WatchdogArg {
+		return wrap.WatchdogMain(stdin, args[1:]), 0
+	}
 	d := diag{stderr}
 	var o options
 	fs := newFlagSet(&o)

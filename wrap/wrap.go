@@ -83,6 +83,9 @@ type Config struct {
 	// OnStart, when set, is called once the child runs, with its PID,
 	// before any of its output is read.
 	OnStart func(pid int)
+	// Watchdog, when set, is armed with the child's process group as soon
+	// as it runs, and disarmed when Run returns (see Watchdog).
+	Watchdog *Watchdog
 }
 
 // State values of Result.State (the receipt's process.state, SPEC §7).
@@ -234,6 +237,9 @@ func (c *child) start() error {
 	}
 	c.cmd, c.streams, c.pid = cmd, streams, cmd.Process.Pid
 	c.res.PID = c.pid
+	if wd := c.cfg.Watchdog; wd != nil {
+		_ = wd.arm(c.pid) // a helper gone already can do nothing either way
+	}
 	if c.cfg.Foreground {
 		// From here capwrap is a background process of the terminal: its
 		// writes there (TOSTOP) and the hand-back must not stop it. The
@@ -371,9 +377,11 @@ func (c *child) complete() Result {
 
 // release stops what start and watch set up, in the reverse order, once
 // Run's Result is made (deferred, so also after a failed start or a panic
-// in OnStart): the timers and the SIGCONT watch, the terminal taken back
-// from the child's group, the forwarded signals no longer caught.
+// in OnStart): the watchdog disarmed, the timers and the SIGCONT watch, the
+// terminal taken back from the child's group, the forwarded signals no
+// longer caught.
 func (c *child) release() {
+	c.cfg.Watchdog.Disarm()
 	if c.kill != nil {
 		c.kill.Stop()
 	}

@@ -139,12 +139,18 @@ func openDir(cfg Config) (*store.Dir, error) {
 }
 
 // spawn runs the child through wrap until it has ended and its streams are
-// drained, writing the live receipt shortly after the start.
+// drained, under a watchdog that ends the child's group should capwrap die
+// meanwhile (SPEC §3), writing the live receipt shortly after the start.
 func (r *run) spawn() {
 	cfg := r.cfg
+	wd, err := wrap.StartWatchdog(cfg.KillAfter)
+	if err != nil {
+		r.d.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
+	}
 	liveWritten := make(chan struct{})
 	var liveTimer *time.Timer
 	r.out.Process = wrap.Run(wrap.Config{
+		Watchdog:     wd,
 		Args:         cfg.Argv,
 		Stdout:       r.sinks[0],
 		Stderr:       r.sinks[1],

@@ -1,0 +1,164 @@
+package main
+
+// SPEC §3: a command never outlives a capwrap that was killed. These tests
+// run the real binary the way agent harnesses run it, kill it the ways they
+// do, and check that no process of the command is left --kill-after + 1 s
+// later.
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stubborn is a command whose shell ignores SIGTERM (only SIGKILL ends it)
+// and whose background sleep does not: it writes both PIDs to ./pids.
+const stubborn = `trap "" TERM; sleep 300 & echo $$ $! > pids; wait; wait`
+
+// readPIDs waits for ./pids in dir to name n processes.
+func readPIDs(t *testing.T, dir string, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(filepath.Join(dir, "pids"))
+		if f := strings.Fields(string(b)); len(f) == n && bytes.HasSuffix(b, []byte("\n")) {
+			pids := make([]int, n)
+			for i, s := range f {
+				pids[i], _ = strconv.Atoi(s)
+			}
+			return pids
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the command did not write its %d PIDs", n)
+	return nil
+}
+
+// alive reports whether pid is a process that is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+// checkGone fails unless every pid has ended within d; it kills what is left.
+func checkGone(t *testing.T, pids []int, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		var left []int
+		for _, p := range pids {
+			if alive(p) {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range left {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+			t.Fatalf("processes %v of the command outlived capwrap by %v", left, d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// startCapwrap starts the real binary in a process group of its own (as a
+// harness does), stdout and stderr to pipes it never reads past what fits.
+func startCapwrap(t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(termCapwrap(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CAPWRAP_DIR=", "CAPWRAP_TEST_RUN="+t.Name())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	return cmd
+}
+
+// TestWatchdog: however capwrap dies while its command runs — SIGKILL (a
+// harness's time limit), a kill of its whole process group (a harness
+// ending a turn), a crash — the command's group gets SIGTERM, then SIGKILL
+// --kill-after later, and nothing of it is left.
+func TestWatchdog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	for _, tc := range []struct {
+		name string
+		kill func(cmd *exec.Cmd)
+	}{
+		{"SIGKILL", func(cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGKILL) }},
+		{"group SIGKILL", func(cmd *exec.Cmd) { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }},
+		{"crash", func(cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGABRT) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cmd := startCapwrap(t, dir, "--kill-after", "1s", "--", "sh", "-c", stubborn)
+			pids := readPIDs(t, dir, 2)
+			tc.kill(cmd)
+			cmd.Wait()
+			checkGone(t, pids, 2*time.Second)
+		})
+	}
+}
+
+// TestWatchdogDisarmed: a capwrap that ends normally leaves a descendant
+// that outlived the drain alone (SPEC §3: descendants are not killed for
+// the drain timeout), and its watchdog does not linger.
+func TestWatchdogDisarmed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	dir := t.TempDir()
+	cmd := startCapwrap(t, dir, "--drain-timeout", "200ms", "--kill-after", "1s", "--",
+		"sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $! > pids`)
+	pids := readPIDs(t, dir, 1)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("capwrap: %v", err)
+	}
+	time.Sleep(1500 * time.Millisecond) // past --kill-after
+	if !alive(pids[0]) {
+		t.Fatalf("the descendant was killed though capwrap ended normally")
+	}
+	syscall.Kill(pids[0], syscall.SIGKILL)
+	if w := watchdogsOf(cmd); len(w) > 0 {
+		t.Errorf("watchdogs %v still run after capwrap ended", w)
+	}
+}
+
+// watchdogsOf are the live watchdog helpers started by cmd (found by the
+// tag startCapwrap put in its environment).
+func watchdogsOf(cmd *exec.Cmd) []int {
+	tag := []byte(cmd.Env[len(cmd.Env)-1] + "\x00")
+	var found []int
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		line, _ := os.ReadFile(p + "/cmdline")
+		env, _ := os.ReadFile(p + "/environ")
+		if bytes.Contains(line, []byte("__capwrap-watchdog")) && bytes.Contains(env, tag) {
+			n, _ := strconv.Atoi(filepath.Base(p))
+			if alive(n) {
+				found = append(found, n)
+			}
+		}
+	}
+	return found
+}
