@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(cleanupM{m}, map[string]func(){
 		"capwrap": main,
 		"fixture": func() { os.Exit(fixtureMain(os.Args[1:])) },
+		"hangfs":  func() { os.Exit(hangfsMain(os.Args[1:])) },
 		"bytewise": func() {
 			// bytewise TEXT: writes TEXT to stdout one byte per write.
 			for _, b := range []byte(os.Args[1]) {

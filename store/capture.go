@@ -297,6 +297,24 @@ func (c *Capture) FilePath(stream string) string {
 	return filepath.Join(c.Path(), stream+logSuffix)
 }
 
+// Stalled is the capture's result when a step on it (Drain, Finalize,
+// Publish) has made no progress for the stall timeout and was given up:
+// partial, reason writer_stalled, the error's text, the bytes committed so
+// far and the .live names. It is known without touching the file system
+// or taking the capture's lock, which the hung step may hold.
+func (c *Capture) Stalled(err error) Result {
+	res := Result{State: StatePartial, Reason: ptr(ReasonWriterStalled)}
+	if err != nil {
+		res.Error = ptr(err.Error())
+	}
+	for _, s := range c.streams {
+		res.setStream(s.name, StreamResult{Committed: s.committed.Load(), File: filepath.Join(c.Path(), s.name+liveSuffix)})
+	}
+	return res
+}
+
+func ptr[T any](v T) *T { return &v }
+
 // Stream returns the writer of "stdout" or "stderr"; it panics on any other
 // name (a programming error).
 func (c *Capture) Stream(name string) *StreamWriter {

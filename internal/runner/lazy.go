@@ -19,6 +19,7 @@ type lazyCapture struct {
 	started time.Time   // the run's start, for the arrival index
 	onError func(error) // reports a failure to create, once; may be called from a pump goroutine
 	warnf   func(format string, args ...any)
+	guard   *guard // bounds the creation (nil: unbounded)
 
 	once    sync.Once
 	mu      sync.Mutex
@@ -27,27 +28,49 @@ type lazyCapture struct {
 	arrival *store.Arrival
 }
 
+// made is what the creation of a capture produced.
+type made struct {
+	c       *store.Capture
+	arrival *store.Arrival
+	err     error // the capture's
+	aerr    error // the arrival index's
+}
+
 // get returns the capture, creating it on the first call. The error is the
-// creation's, the same on every call; the capture is then nil.
+// creation's, the same on every call; the capture is then nil. A creation
+// that hangs past the stall timeout is given up (errHung), and what it
+// makes after that is discarded.
 func (l *lazyCapture) get() (*store.Capture, error) {
 	l.once.Do(func() {
-		c, err := l.create()
-		var arrival *store.Arrival
-		if err == nil {
-			// The arrival index records the order in which sanitized
-			// chunks reach the capture (`capwrap read --interleaved`,
-			// SPEC §8); without it the capture goes on.
-			arrival, err = c.Arrival(l.started)
-			if err != nil {
-				l.warnf("cannot record the arrival order in %s: %v", c.Path(), store.UnwrapPath(err))
-				arrival, err = nil, nil
+		var g made // the creating goroutine's; read here only once it is done
+		herr := l.guard.do("creating the capture", func() {
+			g.c, g.err = l.create()
+			if g.err == nil {
+				// The arrival index records the order in which
+				// sanitized chunks reach the capture (`capwrap read
+				// --interleaved`, SPEC §8); without it the capture
+				// goes on.
+				g.arrival, g.aerr = g.c.Arrival(l.started)
 			}
+		}, func() {
+			if g.c != nil {
+				g.arrival.Close()
+				g.c.Discard()
+			}
+		})
+		m := made{err: herr}
+		if herr == nil {
+			m = g
+		}
+		if m.aerr != nil {
+			l.warnf("cannot record the arrival order in %s: %v", m.c.Path(), store.UnwrapPath(m.aerr))
+			m.arrival = nil
 		}
 		l.mu.Lock()
-		l.c, l.err, l.arrival = c, err, arrival
+		l.c, l.err, l.arrival = m.c, m.err, m.arrival
 		l.mu.Unlock()
-		if err != nil {
-			l.onError(err)
+		if m.err != nil {
+			l.onError(m.err)
 		}
 	})
 	l.mu.Lock()

@@ -290,9 +290,14 @@ func (o *Outcome) processReceipt() store.Process {
 }
 
 // notMade is the store result of a capture that could not be made:
-// failed, reason write_error (SPEC §7), with the cause.
+// failed, reason write_error (SPEC §7), or writer_stalled when the file
+// system hung, with the cause.
 func notMade(err error) store.Result {
-	return store.Result{State: store.StateFailed, Reason: ptr(store.ReasonWriteError),
+	reason := store.ReasonWriteError
+	if errors.As(err, new(errHung)) {
+		reason = store.ReasonWriterStalled
+	}
+	return store.Result{State: store.StateFailed, Reason: ptr(reason),
 		Error: ptr("cannot create the capture: " + store.UnwrapPath(err).Error())}
 }
 

@@ -34,13 +34,26 @@ func Run(cfg Config) *Outcome {
 	if err != nil {
 		return &Outcome{Refused: err}
 	}
-	defer r.dir.Close()
+	defer r.closeDir()
 	r.spawn()
 	if err := r.settle(); err != nil {
 		return &Outcome{Refused: err}
 	}
 	r.publish()
+	r.closeOutputIfHung()
 	return &r.out
+}
+
+// closeOutputIfHung closes capwrap's stdout and stderr, once everything is
+// printed, when the store hung: the kernel itself may then hold capwrap's
+// exit until the file system answers (a file open on a hung FUSE or NFS
+// mount is flushed at exit, and that wait cannot be interrupted), but a
+// caller reading capwrap's output sees its end, the receipt last, at once.
+func (r *run) closeOutputIfHung() {
+	if r.guard.failed() != nil {
+		r.cfg.Stdout.Close()
+		r.cfg.Stderr.Close()
+	}
 }
 
 // run is one run in progress: what prepare set up, and the outcome that
@@ -54,7 +67,8 @@ type run struct {
 	lazy       *lazyCapture
 	keepers    [2]*preview.Keeper
 	sinks      [2]*sink
-	stderrPipe bool // stderr stays a pipe though stdout is a pty
+	stderrPipe bool   // stderr stays a pipe though stdout is a pty
+	guard      *guard // bounds every step of the store (hung file systems)
 	out        Outcome
 }
 
@@ -83,6 +97,7 @@ func prepare(cfg Config) (*run, error) {
 	setupColor(cfg.Color, cfg.Getenv, cfg.Stderr)
 	r := &run{cfg: cfg, d: d, present: newPresenter(mode, cfg)}
 	r.out = Outcome{Launched: time.Now(), Redacting: !cfg.Redaction.Off, Strict: cfg.Strict}
+	r.guard = newGuard(cfg.Limits.StallTimeout)
 	var err error
 	if r.policy, err = startPolicy(cfg.Redaction, cfg.Environ); err != nil {
 		d.Errorf("%v", err)
@@ -92,13 +107,20 @@ func prepare(cfg Config) (*run, error) {
 		d.Errorf("%v", err)
 		return nil, err
 	}
-	if r.dir, err = openDir(cfg); err != nil {
+	if r.dir, err = r.openDir(); err != nil {
 		return nil, err
 	}
-	r.lazy = &lazyCapture{started: time.Now(), warnf: d.Warnf,
-		create: func() (*store.Capture, error) { return r.dir.Create(time.Now(), cfg.Limits) },
+	r.lazy = &lazyCapture{started: time.Now(), warnf: d.Warnf, guard: r.guard,
+		create: func() (*store.Capture, error) {
+			if r.dir == nil {
+				return nil, r.guard.failed()
+			}
+			return r.dir.Create(time.Now(), cfg.Limits)
+		},
 		onError: func(err error) {
-			d.Warnf("cannot create a capture in %s: %v; the command runs on without one", r.dir.Path(), store.UnwrapPath(err))
+			if r.dir != nil { // else openDir has said why
+				d.Warnf("cannot create a capture in %s: %v; the command runs on without one", r.dir.Path(), store.UnwrapPath(err))
+			}
 		}}
 	r.keepers = [2]*preview.Keeper{
 		preview.NewKeeper(cfg.StdoutChars),
@@ -115,11 +137,25 @@ func prepare(cfg Config) (*run, error) {
 }
 
 // openDir opens the tool-outputs directory (SPEC §4), or says why it
-// cannot be used and what to do.
-func openDir(cfg Config) (*store.Dir, error) {
-	d := cfg.Diag
+// cannot be used and what to do. A directory that does not answer within
+// openGrace (a hung file system) is not waited for: the command then runs
+// without a capture, and the store is taken as hung.
+func (r *run) openDir() (*store.Dir, error) {
+	cfg, d := r.cfg, r.d
 	path, chosen := store.Locate(cfg.Dir, cfg.Getenv)
-	dir, warnings, err := store.Open(path, chosen, cfg.Getenv)
+	var dir *store.Dir
+	var warnings []string
+	var err error
+	if herr := r.guard.within(min(openGrace, r.guard.stall), "opening the tool-outputs directory", func() {
+		dir, warnings, err = store.Open(path, chosen, cfg.Getenv)
+	}, func() {
+		if dir != nil {
+			dir.Close()
+		}
+	}); herr != nil {
+		d.Warnf("tool-outputs directory %s: %v; the command runs without a capture", path, herr)
+		return nil, nil
+	}
 	if err != nil {
 		d.Errorf("cannot use tool-outputs directory %s: %v", path, err)
 		switch {
@@ -136,6 +172,13 @@ func openDir(cfg Config) (*store.Dir, error) {
 		d.Warnf("%s", w)
 	}
 	return dir, nil
+}
+
+// closeDir closes the tool-outputs directory, unless the store hung.
+func (r *run) closeDir() {
+	if r.dir != nil {
+		r.guard.do("closing the tool-outputs directory", func() { r.dir.Close() }, nil)
+	}
 }
 
 // spawn runs the child through wrap until it has ended and its streams are
@@ -168,7 +211,8 @@ func (r *run) spawn() {
 		},
 	})
 	if liveTimer != nil && !liveTimer.Stop() {
-		<-liveWritten // before the capture is finalized or discarded
+		// Before the capture is finalized or discarded.
+		r.guard.do("writing the live receipt", func() { <-liveWritten }, nil)
 	}
 }
 
@@ -206,7 +250,7 @@ func (r *run) settle() error {
 	policy, err := r.policy()
 	if err != nil { // not expected: CheckPatterns has passed; the sinks wrote nothing
 		if c, _ := r.lazy.made(); c != nil {
-			c.Discard()
+			r.guard.do("removing the capture", func() { c.Discard() }, nil)
 		}
 		r.d.Errorf("%v", err)
 		return err
@@ -215,8 +259,9 @@ func (r *run) settle() error {
 	if !r.cfg.NoLabel {
 		o.Label = policy.Label(r.cfg.Argv, append(r.sinks[0].seen(), r.sinks[1].seen()...))
 	}
-	if err := r.lazy.closeArrival(); err != nil {
-		r.d.Warnf("arrival order of %s: %v", r.lazy.id(), err)
+	var aerr error
+	if herr := r.guard.do("closing the arrival index", func() { aerr = r.lazy.closeArrival() }, nil); herr == nil && aerr != nil {
+		r.d.Warnf("arrival order of %s: %v", r.lazy.id(), aerr)
 	}
 	if o.Process.StartErr != nil {
 		// The error names the command, which may hold a secret: the
@@ -233,7 +278,12 @@ func (r *run) settle() error {
 	c, cerr := r.lazy.made()
 	switch {
 	case c != nil:
-		o.Place, o.Store = placeOf(c), c.Drain()
+		o.Place = placeOf(c)
+		var res store.Result
+		if herr := r.guard.do("writing the capture", func() { res = c.Drain() }, nil); herr != nil {
+			res = c.Stalled(herr)
+		}
+		o.Store = res
 	case cerr != nil:
 		o.Store = notMade(cerr)
 	}
@@ -258,7 +308,11 @@ func (r *run) settle() error {
 func (r *run) publish() {
 	o, c := &r.out, r.capture()
 	if o.Kept {
-		fin, err := c.Finalize()
+		var fin store.Result
+		var err error
+		if herr := r.guard.do("finalizing the capture", func() { fin, err = c.Finalize() }, nil); herr != nil {
+			fin, err = c.Stalled(herr), nil
+		}
 		if err != nil {
 			r.d.Warnf("finalizing capture %s: %v", c.ID(), err)
 		}
@@ -272,7 +326,11 @@ func (r *run) publish() {
 		r.d.Warnf("capture %s is %s; the command ran to the end and %s", r.lazy.id(), o.ownFailureText(), kept)
 	}
 	if !o.Kept && c != nil {
-		if err := c.Discard(); err != nil {
+		var err error
+		if herr := r.guard.do("removing the capture", func() { err = c.Discard() }, nil); herr != nil {
+			err = herr
+		}
+		if err != nil {
 			r.d.Warnf("cannot remove capture %s: %v", c.Path(), err)
 		}
 	}
@@ -283,7 +341,12 @@ func (r *run) publish() {
 		}
 	}
 	if o.Kept {
-		if err := c.Publish(o.Receipt()); err != nil {
+		rc := o.Receipt()
+		var err error
+		if herr := r.guard.do("publishing the receipt", func() { err = c.Publish(rc) }, nil); herr != nil {
+			err = herr
+		}
+		if err != nil {
 			r.d.Warnf("cannot publish %s/receipt.json: %v", c.Path(), err)
 			o.OwnFailures = append(o.OwnFailures, err)
 		}

@@ -1,0 +1,51 @@
+package runner
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestGuard: a step that returns in time passes; one that hangs is given up
+// after the stall timeout, its late function runs once it does return, and
+// no step after it is started.
+func TestGuard(t *testing.T) {
+	g := newGuard(50 * time.Millisecond)
+	ran := false
+	if err := g.do("quick", func() { ran = true }, nil); err != nil || !ran {
+		t.Fatalf("quick step: %v, ran %v", err, ran)
+	}
+	release, lateRan := make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	err := g.do("stuck", func() { <-release }, func() { close(lateRan) })
+	var h errHung
+	if !errors.As(err, &h) || h.what != "stuck" {
+		t.Fatalf("stuck step: %v", err)
+	}
+	if d := time.Since(start); d < 50*time.Millisecond || d > 2*time.Second {
+		t.Errorf("stuck step given up after %v, want the stall timeout", d)
+	}
+	if err := g.do("next", func() { t.Error("a step ran after the store hung") }, nil); !errors.As(err, &h) || h.what != "stuck" {
+		t.Errorf("step after a hang: %v", err)
+	}
+	if g.failed() == nil {
+		t.Errorf("failed() is nil after a hang")
+	}
+	close(release)
+	select {
+	case <-lateRan:
+	case <-time.After(2 * time.Second):
+		t.Fatal("late did not run when the stuck step returned")
+	}
+}
+
+// TestNotMadeHung: a capture given up on a hung file system is
+// writer_stalled, one that failed otherwise write_error.
+func TestNotMadeHung(t *testing.T) {
+	if r := notMade(errHung{"creating the capture", time.Second}); *r.Reason != "writer_stalled" || r.State != "failed" {
+		t.Errorf("hung: %v %v", r.State, *r.Reason)
+	}
+	if r := notMade(errors.New("no space left on device")); *r.Reason != "write_error" {
+		t.Errorf("write error: %v", *r.Reason)
+	}
+}
