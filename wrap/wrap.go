@@ -49,6 +49,16 @@ var ForwardedSignals = []os.Signal{
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH,
 }
 
+// ending reports whether a forwarded signal asks the child to end, so that
+// a group still alive KillAfter later gets SIGKILL (SPEC §3, as timeout -k).
+func ending(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT:
+		return true
+	}
+	return false
+}
+
 // Config says what to run and where its output goes.
 type Config struct {
 	// Args is the command and its arguments; Args[0] is looked up in PATH
@@ -65,6 +75,8 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Timeout, when positive, sends SIGTERM to the process group after
 	// this long, then SIGKILL after KillAfter (SPEC §3, as timeout(1)).
+	// KillAfter is also the grace period after a forwarded SIGINT,
+	// SIGTERM, SIGHUP or SIGQUIT (as timeout -k).
 	Timeout   time.Duration
 	KillAfter time.Duration
 	// DrainTimeout is how long to wait for end-of-file on both streams
@@ -122,6 +134,13 @@ type Result struct {
 	// group (SIGWINCH aside), or 0: with Signal equal to it, the run was
 	// cancelled through capwrap rather than killed by something else.
 	Forwarded syscall.Signal
+	// Escalated is true when, after a forwarded SIGINT, SIGTERM, SIGHUP or
+	// SIGQUIT, the group was still alive KillAfter later and capwrap sent
+	// it SIGKILL (SPEC §3); with Signal SIGKILL, that ended the child. Not
+	// set for the SIGKILL of a --timeout (TimedOut says that).
+	Escalated bool
+	// KillAfter is Config.KillAfter: the grace period Escalated refers to.
+	KillAfter time.Duration
 	// ObservedStdout and ObservedStderr count bytes read from each stream.
 	ObservedStdout, ObservedStderr int64
 }
@@ -160,8 +179,9 @@ type child struct {
 
 	timeout  *time.Timer // Config.Timeout, when positive
 	timeoutC <-chan time.Time
-	kill     *time.Timer // KillAfter, from the timeout's expiry
+	kill     *time.Timer // KillAfter, from the timeout's expiry or the first forwarded ending signal
 	killC    <-chan time.Time
+	killFwd  bool         // kill was armed by a forwarded signal, not by the timeout
 	winch    *time.Ticker // the window-size poll, with ptys and Foreground
 	winchC   <-chan time.Time
 	lastWS   *unix.Winsize  // the window size last passed on to the ptys
@@ -178,7 +198,7 @@ type child struct {
 // streams and reaping it, supervise runs until the direct child exits,
 // drain waits for the streams' end, complete settles the Result.
 func Run(cfg Config) Result {
-	c := &child{cfg: cfg, res: Result{ExitCode: -1, Started: time.Now()}}
+	c := &child{cfg: cfg, res: Result{ExitCode: -1, KillAfter: cfg.KillAfter, Started: time.Now()}}
 	defer c.release()
 	if err := c.start(); err != nil {
 		return failStart(c.res, err)
@@ -286,9 +306,10 @@ func (c *child) watch() {
 	}
 }
 
-// supervise runs until the direct child exits, forwarding signals, handing
-// the terminal back to the child on SIGCONT, passing window-size changes on
-// to the ptys, enforcing the timeout (SIGTERM, then SIGKILL KillAfter later)
+// supervise runs until the direct child exits, forwarding signals (and,
+// KillAfter after one that asks the child to end, SIGKILL), handing the
+// terminal back to the child on SIGCONT, passing window-size changes on to
+// the ptys, enforcing the timeout (SIGTERM, then SIGKILL KillAfter later)
 // and taking a stopped child's job through capwrap (suspend). When the child
 // has exited it records how in c.ws and takes the terminal back.
 func (c *child) supervise() {
@@ -325,9 +346,10 @@ func (c *child) supervise() {
 }
 
 // drain waits, the direct child gone, for end-of-file on both streams, but
-// no longer than DrainTimeout, still forwarding signals and keeping a
-// timeout's kill-after. At DrainTimeout, DrainTimedOut is set and a read
-// deadline ends the pumps' reads; drain returns when both pumps have.
+// no longer than DrainTimeout, still forwarding signals and keeping the
+// kill-after of a timeout or a forwarded signal. At DrainTimeout,
+// DrainTimedOut is set and a read deadline ends the pumps' reads; drain
+// returns when both pumps have.
 func (c *child) drain() {
 	drainC := time.After(c.cfg.DrainTimeout)
 	for {
@@ -350,14 +372,13 @@ func (c *child) drain() {
 	}
 }
 
-// complete settles the Result: after a timeout it waits, until kill-after,
-// for the group to empty (reapGroup); it closes capwrap's ends of the
-// streams, keeps DrainTimedOut only when a stream really missed its
-// end-of-file, counts the bytes read and sets the state.
+// complete settles the Result: after a timeout or a forwarded ending
+// signal it waits, until kill-after, for the group to empty (reapGroup);
+// it closes capwrap's ends of the streams, keeps DrainTimedOut only when a
+// stream really missed its end-of-file, counts the bytes read and sets the
+// state.
 func (c *child) complete() Result {
-	if c.res.TimedOut && c.killC != nil {
-		reapGroup(c.pid, c.killC)
-	}
+	c.reapGroup()
 	out, errs := c.streams[0], c.streams[1]
 	out.r.Close()
 	errs.r.Close()
@@ -395,25 +416,63 @@ func (c *child) release() {
 }
 
 // relay passes a signal capwrap received on to the child's group and notes
-// it in Result.Forwarded.
+// it in Result.Forwarded. The first one that asks the child to end arms
+// the kill-after timer (SPEC §3, as timeout -k); later ones do not move it.
 func (c *child) relay(sig os.Signal) {
 	forward(c.pid, sig, c.cfg.PTY, c.streams)
 	c.res.noteForwarded(sig)
+	if ending(sig.(syscall.Signal)) && c.kill == nil {
+		c.armKill(true)
+	}
 }
 
 // expire is --timeout: SIGTERM to the group now, and the kill-after timer
-// for SIGKILL KillAfter later.
+// for SIGKILL KillAfter later, unless a forwarded signal armed it first.
 func (c *child) expire() {
 	c.res.TimedOut = true
 	_ = syscall.Kill(-c.pid, syscall.SIGTERM)
-	c.kill = time.NewTimer(c.cfg.KillAfter)
-	c.killC = c.kill.C
+	if c.kill == nil {
+		c.armKill(false)
+	}
 }
 
-// escalate is the kill-after timer firing: SIGKILL to the group, once.
+// armKill starts the kill-after timer; forwarded says a forwarded signal,
+// not the timeout, armed it.
+func (c *child) armKill(forwarded bool) {
+	c.kill = time.NewTimer(c.cfg.KillAfter)
+	c.killC = c.kill.C
+	c.killFwd = forwarded
+}
+
+// escalate is the kill-after timer firing: SIGKILL to the group, once, if
+// it still has a live member. After a forwarded signal, Escalated says so.
 func (c *child) escalate() {
-	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
 	c.killC = nil
+	if !GroupAlive(c.pid) {
+		return
+	}
+	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
+	c.res.Escalated = c.res.Escalated || c.killFwd
+}
+
+// reapGroup makes sure no member of a process group asked to end (by a
+// timeout or a forwarded signal) survives capwrap, the direct child gone:
+// while the kill-after timer runs it waits for the group to empty, and
+// when the timer fires it escalates (SPEC §3 --kill-after).
+func (c *child) reapGroup() {
+	if c.killC == nil {
+		return
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for GroupAlive(c.pid) {
+		select {
+		case <-c.killC:
+			c.escalate()
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // setState sets State, and ExitCode or Signal, from the direct child's end:
@@ -512,22 +571,6 @@ func handForeground(pgid int) {
 // stopGrace is how long suspend waits for its own stop to take effect
 // before it concludes the stop was discarded.
 const stopGrace = 200 * time.Millisecond
-
-// reapGroup makes sure no member of a timed-out process group survives
-// capwrap: it waits for the group to empty until the kill-after timer fires,
-// then sends SIGKILL (SPEC §3 --kill-after).
-func reapGroup(pgid int, killC <-chan time.Time) {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for GroupAlive(pgid) {
-		select {
-		case <-killC:
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			return
-		case <-tick.C:
-		}
-	}
-}
 
 // GroupAlive reports whether the process group has a member that is not a
 // zombie. kill(-pgid, 0) alone cannot tell: an orphaned zombie that init has

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -234,5 +235,51 @@ func TestCommand(t *testing.T) {
 	}
 	if cmd := command(Config{Args: []string{"no-such-command-capwrap-test"}}); cmd.Err == nil {
 		t.Error("no Err for a command not in PATH")
+	}
+}
+
+// TestForwardedSignalEscalates: SPEC §3, after a forwarded SIGTERM a group
+// still alive KillAfter later gets SIGKILL, as timeout -k does: a child that
+// ignores SIGTERM, and a descendant that does once the direct child is gone.
+func TestForwardedSignalEscalates(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script string
+		signal syscall.Signal // the direct child's end
+	}{
+		{"child ignores SIGTERM", `trap "" TERM; sleep 30`, syscall.SIGKILL},
+		{"descendant ignores SIGTERM", `(trap "" TERM; exec sleep 30) >/dev/null 2>&1 & exec sleep 30`, syscall.SIGTERM},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pid atomic.Int64
+			cfg := Config{KillAfter: 300 * time.Millisecond, OnStart: func(p int) {
+				pid.Store(int64(p))
+				go func() {
+					time.Sleep(200 * time.Millisecond)
+					_ = syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+				}()
+			}}
+			done := make(chan Result, 1)
+			start := time.Now()
+			go func() { res, _, _ := run(t, cfg, "sh", "-c", tc.script); done <- res }()
+			var res Result
+			select {
+			case res = <-done:
+			case <-time.After(10 * time.Second):
+				_ = syscall.Kill(-int(pid.Load()), syscall.SIGKILL)
+				<-done
+				t.Fatal("the group outlived the forwarded SIGTERM by 10 s: no SIGKILL after kill-after")
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+			if res.State != StateSignaled || res.Signal != tc.signal || res.Forwarded != syscall.SIGTERM || !res.Escalated {
+				t.Errorf("state %s signal %v forwarded %v escalated %v, want signaled by %v after a forwarded SIGTERM and SIGKILL",
+					res.State, res.Signal, res.Forwarded, res.Escalated, tc.signal)
+			}
+			if GroupAlive(int(pid.Load())) {
+				t.Errorf("process group %d still has live members", pid.Load())
+			}
+		})
 	}
 }
