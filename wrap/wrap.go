@@ -43,10 +43,61 @@ const pipeSize = 1 << 20
 const winsizePoll = 100 * time.Millisecond
 
 // ForwardedSignals are the signals capwrap passes on to the child's process
-// group (SPEC §3).
+// group (SPEC §3), but for those ignored when capwrap started
+// (ignoredAtStart).
 var ForwardedSignals = []os.Signal{
 	syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH,
+}
+
+// SIGHUP and SIGINT as capwrap's process started with them: ignored (nohup,
+// "capwrap ... &" in a script) or not. Read once, at package init, because
+// signal.Ignored stops reporting an inherited ignore once a Notify has
+// caught the signal, even after signal.Stop.
+var (
+	hupIgnored = signal.Ignored(syscall.SIGHUP)
+	intIgnored = signal.Ignored(syscall.SIGINT)
+)
+
+// ignoredAtStart reports whether sig counts as ignored when capwrap started,
+// so that it stays ignored in the child and is not forwarded (SPEC §3).
+//
+// The Go runtime keeps an inherited SIG_IGN of SIGHUP and SIGINT, which is
+// what hupIgnored and intIgnored see; for every other signal, SIGQUIT
+// included, it installs its own handler at start, so an inherited ignore
+// of those cannot be observed from Go. The decision: SIGHUP and SIGINT
+// ignored at start are neither caught nor forwarded, so they stay SIG_IGN
+// and the child inherits that. SIGQUIT counts as ignored when SIGINT does:
+// POSIX has a non-interactive shell start an asynchronous list with both
+// ignored (nohup ignores SIGHUP only). catchForwarded then ignores SIGQUIT
+// before the spawn, so the child inherits that too. An inherited ignore of
+// SIGTERM, SIGUSR1 or SIGUSR2 cannot be seen: those are caught and
+// forwarded as usual.
+func ignoredAtStart(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGHUP:
+		return hupIgnored
+	case syscall.SIGINT, syscall.SIGQUIT:
+		return intIgnored
+	}
+	return false
+}
+
+// catchForwarded starts catching on ch the ForwardedSignals that were not
+// ignored at start (ignoredAtStart), and ignores SIGQUIT when it counts as
+// ignored at start. Called before the spawn: the child's dispositions are
+// SIG_DFL for what capwrap catches and SIG_IGN for what it ignores.
+func catchForwarded(ch chan<- os.Signal) {
+	var sigs []os.Signal
+	for _, sig := range ForwardedSignals {
+		if !ignoredAtStart(sig.(syscall.Signal)) {
+			sigs = append(sigs, sig)
+		}
+	}
+	if ignoredAtStart(syscall.SIGQUIT) {
+		signal.Ignore(syscall.SIGQUIT)
+	}
+	signal.Notify(ch, sigs...)
 }
 
 // ending reports whether a forwarded signal asks the child to end, so that
@@ -224,9 +275,10 @@ func command(cfg Config) *exec.Cmd {
 	return cmd
 }
 
-// start opens the two streams, catches ForwardedSignals and spawns the
-// child, then calls OnStart. It returns why the child could not be started;
-// the streams are closed again then (c.sigs is left to release).
+// start opens the two streams, catches ForwardedSignals (catchForwarded)
+// and spawns the child, then calls OnStart. It returns why the child could
+// not be started; the streams are closed again then (c.sigs is left to
+// release).
 func (c *child) start() error {
 	cmd := command(c.cfg)
 	if cmd.Err != nil {
@@ -240,9 +292,10 @@ func (c *child) start() error {
 	cmd.Stdout, cmd.Stderr = out.w, errs.w
 
 	// Signals are caught before the spawn so none is lost in between;
-	// handled signals revert to their default in the child at exec.
+	// handled signals revert to their default in the child at exec,
+	// ignored ones stay ignored.
 	c.sigs = make(chan os.Signal, 16)
-	signal.Notify(c.sigs, ForwardedSignals...)
+	catchForwarded(c.sigs)
 
 	err = cmd.Start()
 	out.w.Close()

@@ -123,6 +123,9 @@ func TestTimeoutLeavesNoSurvivor(t *testing.T) {
 func TestSignalsForwardedToGroup(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGUSR1} {
 		t.Run(sig.String(), func(t *testing.T) {
+			if ignoredAtStart(sig) {
+				t.Skipf("the test started with %v ignored: capwrap leaves it so", sig)
+			}
 			cfg := Config{OnStart: func(int) {
 				go func() {
 					time.Sleep(200 * time.Millisecond)
