@@ -133,10 +133,20 @@ type Config struct {
 	// DrainTimeout is how long to wait for end-of-file on both streams
 	// after the direct child exits (SPEC §3, default 1s).
 	DrainTimeout time.Duration
+	// Terminal says stdin is a terminal: job control applies (SPEC §3).
+	// A child that stops (Ctrl-Z, or SIGTTIN reading the terminal from
+	// the background) stops capwrap's job with it; when the shell
+	// continues capwrap with the terminal (fg) the child gets it and is
+	// continued; the terminal is taken back from the child's group at the
+	// end. capwrap ignores SIGTTOU and SIGTTIN from the spawn on, and
+	// never takes the terminal from a group that is not its own.
+	Terminal bool
 	// Foreground makes the child's process group the foreground group of
-	// the terminal on stdin for the run, and restores capwrap's group
-	// afterwards. The caller sets it only when stdin is a terminal and
-	// capwrap is in its foreground group (see InForeground).
+	// the terminal on stdin at the spawn; it implies Terminal. The caller
+	// sets it only when stdin is a terminal and capwrap is in its
+	// foreground group (see InForeground), so capwrap holds the terminal
+	// at the start; capwrap started in the background (capwrap ... &)
+	// has Terminal only.
 	Foreground bool
 	// PTY gives the child a pseudo-terminal of its own for stdout and one
 	// for stderr instead of pipes (SPEC §2 --pty); with StderrPipe, stderr
@@ -233,10 +243,10 @@ type child struct {
 	kill     *time.Timer // KillAfter, from the timeout's expiry or the first forwarded ending signal
 	killC    <-chan time.Time
 	killFwd  bool         // kill was armed by a forwarded signal, not by the timeout
-	winch    *time.Ticker // the window-size poll, with ptys and Foreground
+	winch    *time.Ticker // the window-size poll, with ptys and job control
 	winchC   <-chan time.Time
 	lastWS   *unix.Winsize  // the window size last passed on to the ptys
-	contC    chan os.Signal // SIGCONT, with Foreground
+	contC    chan os.Signal // SIGCONT, with job control
 }
 
 // Run starts the child, drains both streams into cfg.Stdout and cfg.Stderr,
@@ -307,11 +317,12 @@ func (c *child) start() error {
 	}
 	c.cmd, c.streams, c.pid = cmd, streams, cmd.Process.Pid
 	c.res.PID = c.pid
-	if c.cfg.Foreground {
-		// From here capwrap is a background process of the terminal: its
-		// writes there (TOSTOP) and the hand-back must not stop it. The
-		// child has already exec'd, so it does not inherit the ignore.
-		// release reclaims the terminal whatever happens from here on.
+	if c.jobControl() {
+		// From here capwrap is, or may become, a background process of the
+		// terminal: its writes there (TOSTOP) and the hand-overs must not
+		// stop it. The child has already exec'd, so it does not inherit
+		// the ignore. release reclaims the terminal whatever happens from
+		// here on.
 		signal.Ignore(syscall.SIGTTOU, syscall.SIGTTIN)
 	}
 	if c.cfg.OnStart != nil {
@@ -321,8 +332,8 @@ func (c *child) start() error {
 }
 
 // watch starts what supervise and drain wait on: a pump per stream, the
-// reaper, the --timeout timer, the window-size poll (ptys with Foreground)
-// and the SIGCONT watch (Foreground).
+// reaper, the --timeout timer, the window-size poll (ptys with job
+// control) and the SIGCONT watch (job control).
 func (c *child) watch() {
 	var pumps sync.WaitGroup
 	for _, s := range c.streams {
@@ -346,14 +357,15 @@ func (c *child) watch() {
 	// With ptys and the terminal handed to the child, SIGWINCH from the
 	// terminal goes to the child's group, not to capwrap: capwrap watches
 	// the window size itself and passes changes on to the ptys.
-	if c.cfg.PTY && c.cfg.Foreground {
+	if c.cfg.PTY && c.jobControl() {
 		c.winch = time.NewTicker(winsizePoll)
 		c.winchC = c.winch.C
 	}
 	c.lastWS = currentWinsize()
-	// fg of a capwrap job put in the background (bg) while it ran: the
-	// shell gives capwrap's group the terminal, which passes it on.
-	if c.cfg.Foreground {
+	// fg of a capwrap job put in the background (bg, or & at the start)
+	// while it ran: the shell gives capwrap's group the terminal, which
+	// passes it on, and continues the job, of which the child is part.
+	if c.jobControl() {
 		c.contC = make(chan os.Signal, 1)
 		signal.Notify(c.contC, syscall.SIGCONT)
 	}
@@ -363,8 +375,8 @@ func (c *child) watch() {
 // KillAfter after one that asks the child to end, SIGKILL), handing the
 // terminal back to the child on SIGCONT, passing window-size changes on to
 // the ptys, enforcing the timeout (SIGTERM, then SIGKILL KillAfter later)
-// and taking a stopped child's job through capwrap (suspend). When the child
-// has exited it records how in c.ws and takes the terminal back.
+// and taking a stopped child's job through capwrap (stopped). When the
+// child has exited it records how in c.ws and takes the terminal back.
 func (c *child) supervise() {
 	for {
 		select {
@@ -372,6 +384,7 @@ func (c *child) supervise() {
 			c.relay(sig)
 		case <-c.contC:
 			handForeground(c.pid)
+			_ = syscall.Kill(-c.pid, syscall.SIGCONT)
 		case <-c.winchC:
 			if ws := currentWinsize(); *ws != *c.lastWS {
 				c.lastWS = ws
@@ -385,13 +398,13 @@ func (c *child) supervise() {
 			if !ws.Stopped() {
 				c.ws = ws
 				c.cmd.Process.Release()
-				if c.cfg.Foreground {
+				if c.jobControl() {
 					reclaimForeground(c.pid)
 				}
 				return
 			}
-			if c.cfg.Foreground {
-				suspend(c.pid)
+			if c.jobControl() {
+				c.stopped(ws.StopSignal())
 			}
 			c.resume <- struct{}{}
 		}
@@ -460,7 +473,7 @@ func (c *child) release() {
 	if c.timeout != nil {
 		c.timeout.Stop()
 	}
-	if c.pid != 0 && c.cfg.Foreground {
+	if c.pid != 0 && c.jobControl() {
 		reclaimForeground(c.pid)
 	}
 	if c.sigs != nil {
@@ -583,12 +596,42 @@ func waitChild(pid int, waits chan<- syscall.WaitStatus, resume <-chan struct{})
 	}
 }
 
-// suspend is job control through capwrap (POSIX shells' Ctrl-Z): the child,
-// which held the terminal, was stopped. capwrap takes the terminal back and
-// stops its own process group (itself and, in a pipeline, its neighbours),
-// so the shell sees its job stopped. When the shell continues it, with fg
-// capwrap hands the terminal to the child again; with bg it leaves the
-// terminal to the shell. Either way the child is continued.
+// jobControl reports whether capwrap does job control for the child: stdin
+// is a terminal (Config.Terminal, implied by Foreground).
+func (c *child) jobControl() bool {
+	return c.cfg.Terminal || c.cfg.Foreground
+}
+
+// stopped is job control for a child that stopped on sig, so that a command
+// stops and resumes as it would without capwrap. When capwrap's own group
+// holds the terminal and the child stopped for want of it (SIGTTIN or
+// SIGTTOU: it touched the terminal from its background group, say just
+// before an fg of capwrap reached it), capwrap hands the terminal over and
+// continues the child. Otherwise (Ctrl-Z while the child held the
+// terminal; a read while the shell holds it, after "capwrap ... &" or bg)
+// the job stops through capwrap (suspend).
+func (c *child) stopped(sig syscall.Signal) {
+	if (sig == syscall.SIGTTIN || sig == syscall.SIGTTOU) && InForeground(0) {
+		handForeground(c.pid)
+		_ = syscall.Kill(-c.pid, syscall.SIGCONT)
+		return
+	}
+	suspend(c.pid)
+	// suspend has handled the SIGCONT that ended it; the SIGCONT watch
+	// need not hand over and continue a second time.
+	select {
+	case <-c.contC:
+	default:
+	}
+}
+
+// suspend is job control through capwrap (POSIX shells' Ctrl-Z): the child
+// was stopped, holding the terminal (Ctrl-Z) or not (it read the terminal
+// from the background). capwrap takes the terminal back if the child has
+// it and stops its own process group (itself and, in a pipeline, its
+// neighbours), so the shell sees its job stopped. When the shell continues
+// it, with fg capwrap hands the terminal to the child; with bg it leaves
+// the terminal to the shell. Either way the child is continued.
 func suspend(pgid int) {
 	// kill(2) does not stop a multi-threaded process before it returns,
 	// so capwrap waits for its SIGCONT before going on. If the stop is
