@@ -201,6 +201,9 @@ after gets SIGKILL; the receipt's process.reason says so.
 	"drain-timeout": `After the command exits, a background descendant may still hold its
 output open. capwrap waits this long for end of output, then finishes the
 capture as partial (reason drain_timeout). Descendants are not killed.
+It is about end of output only: everything the command wrote before it
+exited is captured even with 0, and time spent writing to a slow disk
+(--stall-timeout's business) does not count.
 `,
 	"pty": `auto (default): on in tee mode, off otherwise. With a pty the command's
 stdout and stderr are each a pseudo-terminal of its own, so programs that

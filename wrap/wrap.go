@@ -131,7 +131,11 @@ type Config struct {
 	Timeout   time.Duration
 	KillAfter time.Duration
 	// DrainTimeout is how long to wait for end-of-file on both streams
-	// after the direct child exits (SPEC §3, default 1s).
+	// after the direct child exits (SPEC §3, default 1s). It is about end
+	// of file only: the time a stream's writer spends in Write after the
+	// exit (a slow disk, back-pressure) does not count, and what a stream
+	// already holds when it passes is still read, so every byte the
+	// direct child wrote before it exited is delivered, even with 0.
 	DrainTimeout time.Duration
 	// Terminal says stdin is a terminal: job control applies (SPEC §3).
 	// A child that stops (Ctrl-Z, or SIGTTIN reading the terminal from
@@ -189,7 +193,8 @@ type Result struct {
 	// the end of the drain.
 	Started, Ended time.Time
 	// DrainTimedOut is true when a stream had not reached end-of-file
-	// DrainTimeout after the child exited (a descendant kept it open).
+	// DrainTimeout after the child exited, time spent in its writer
+	// aside (a descendant kept it open).
 	DrainTimedOut bool
 	// Forwarded is the last signal capwrap received and passed on to the
 	// group (SIGWINCH aside), or 0: with Signal equal to it, the run was
@@ -217,9 +222,19 @@ func InForeground(fd int) bool {
 type stream struct {
 	r        *os.File // capwrap's end: the pipe's read end or the pty master
 	w        *os.File // the child's end, closed in capwrap after the spawn
+	pty      bool     // r is a pty master
 	dst      io.Writer
 	observed atomic.Int64
-	eof      bool
+	eof      bool // pump reached end-of-file
+	cut      bool // pump stopped at the drain deadline, before end-of-file
+
+	// The drain clock (SPEC §3: --drain-timeout is about end of file
+	// only). mu guards these and the setting of r's read deadline, which
+	// startDrain and the pump both do.
+	mu        sync.Mutex
+	exited    time.Time // the direct child's exit; zero while it runs
+	deadline  time.Time // exit + DrainTimeout + time spent in Write since
+	writeFrom time.Time // start of the Write in progress; zero outside one
 }
 
 // child is one run of a Config's command: what Run's steps share. Each step
@@ -413,11 +428,15 @@ func (c *child) supervise() {
 
 // drain waits, the direct child gone, for end-of-file on both streams, but
 // no longer than DrainTimeout, still forwarding signals and keeping the
-// kill-after of a timeout or a forwarded signal. At DrainTimeout,
-// DrainTimedOut is set and a read deadline ends the pumps' reads; drain
-// returns when both pumps have.
+// kill-after of a timeout or a forwarded signal. It starts each stream's
+// drain clock; a pump that reaches its deadline reads what its stream
+// already holds and returns (see startDrain). drain returns when both
+// pumps have.
 func (c *child) drain() {
-	drainC := time.After(c.cfg.DrainTimeout)
+	exit := time.Now()
+	for _, s := range c.streams {
+		s.startDrain(exit, c.cfg.DrainTimeout)
+	}
 	for {
 		select {
 		case <-c.drained:
@@ -426,29 +445,21 @@ func (c *child) drain() {
 			c.relay(sig)
 		case <-c.killC:
 			c.escalate()
-		case <-drainC:
-			c.res.DrainTimedOut = true
-			now := time.Now()
-			for _, s := range c.streams {
-				s.r.SetReadDeadline(now)
-			}
-			<-c.drained
-			return
 		}
 	}
 }
 
 // complete settles the Result: after a timeout or a forwarded ending
 // signal it waits, until kill-after, for the group to empty (reapGroup);
-// it closes capwrap's ends of the streams, keeps DrainTimedOut only when a
-// stream really missed its end-of-file, counts the bytes read and sets the
-// state.
+// it closes capwrap's ends of the streams, sets DrainTimedOut when a
+// stream was cut at its drain deadline, counts the bytes read and sets
+// the state.
 func (c *child) complete() Result {
 	c.reapGroup()
 	out, errs := c.streams[0], c.streams[1]
 	out.r.Close()
 	errs.r.Close()
-	c.res.DrainTimedOut = c.res.DrainTimedOut && !(out.eof && errs.eof)
+	c.res.DrainTimedOut = out.cut || errs.cut
 	c.res.ObservedStdout = out.observed.Load()
 	c.res.ObservedStderr = errs.observed.Load()
 	c.res.setState(c.ws)
@@ -725,21 +736,145 @@ func failStart(res Result, err error) Result {
 }
 
 // pump copies the stream into its writer until end-of-file (or EIO, which
-// is how a pty master reports that the last slave closed) or until the drain
-// deadline interrupts the read.
+// is how a pty master reports that the last slave closed) or until the
+// drain deadline interrupts the read; then it reads what the stream
+// already holds (readBuffered) and stops, cut unless that reached the end.
 func (s *stream) pump() {
 	buf := make([]byte, ReadBufferSize)
 	for {
 		n, err := s.r.Read(buf)
 		if n > 0 {
-			s.observed.Add(int64(n))
-			_, _ = s.dst.Write(buf[:n])
+			s.deliver(buf[:n])
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			s.eof = s.readBuffered(buf)
+			s.cut = !s.eof
+			return
+		case err != nil:
 			s.eof = errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO)
 			return
 		}
 	}
+}
+
+// startDrain starts the stream's drain clock, the direct child having
+// exited at exit: end-of-file is due by exit + timeout, plus the time the
+// pump spends in Write from the exit on (deliver moves the deadline on by
+// that much before the next Read). A pump blocked in Read gets its read
+// deadline here; one inside Write sets it when the Write returns.
+func (s *stream) startDrain(exit time.Time, timeout time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.exited, s.deadline = exit, exit.Add(timeout)
+	if s.writeFrom.IsZero() {
+		_ = s.r.SetReadDeadline(s.deadline)
+	}
+}
+
+// deliver counts p as observed and hands it to the stream's writer. Once
+// the drain clock runs, the time spent in Write is added to the deadline,
+// which is set again for the next Read: a slow or stalled disk behind the
+// writer is the store's business (--stall-timeout), not the drain's.
+func (s *stream) deliver(p []byte) {
+	s.observed.Add(int64(len(p)))
+	s.mu.Lock()
+	s.writeFrom = time.Now()
+	s.mu.Unlock()
+	_, _ = s.dst.Write(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.deadline.IsZero() {
+		from := s.writeFrom
+		if from.Before(s.exited) {
+			from = s.exited
+		}
+		s.deadline = s.deadline.Add(time.Since(from))
+		_ = s.r.SetReadDeadline(s.deadline)
+	}
+	s.writeFrom = time.Time{}
+}
+
+// readBuffered reads what the stream holds once its drain deadline has
+// passed, and reports whether that reached end-of-file. Go's poller answers
+// a Read past the deadline without reading, but what the direct child
+// wrote before it exited is in the pipe (or pty) by now and must be
+// captured, whatever the drain timeout. The descriptor is non-blocking
+// under the poller, so raw reads return EAGAIN when it is empty. At most
+// what inq counts at the start is read, so a descendant still writing
+// cannot keep it going; one more read then tells end-of-file from a stream
+// a descendant still holds.
+//
+// A pty passes what the child wrote on to the master's read buffer from a
+// kernel worker, a little at a time (its buffers hold about 64 KiB beyond
+// what inq counts): for a pty, an empty read waits up to ptyFlush for more,
+// and up to ptyBuffered bytes more are read.
+func (s *stream) readBuffered(buf []byte) (eof bool) {
+	rc, err := s.r.SyscallConn()
+	if err != nil {
+		return false
+	}
+	left := pipeSize // if inq fails: a full pipe's worth
+	_ = rc.Control(func(fd uintptr) {
+		if n, err := inq(int(fd)); err == nil {
+			left = n
+		}
+	})
+	if s.pty {
+		left += ptyBuffered
+	}
+	read := func() (n int, err error) {
+		if cerr := rc.Control(func(fd uintptr) {
+			for n, err = unix.Read(int(fd), buf); err == unix.EINTR; {
+				n, err = unix.Read(int(fd), buf)
+			}
+		}); cerr != nil {
+			return 0, cerr
+		}
+		return n, err
+	}
+	for {
+		last := left <= 0
+		n, err := read()
+		if n > 0 {
+			s.deliver(buf[:n])
+			left -= n
+		}
+		switch {
+		case n == 0 && err == nil, err == unix.EIO: // EIO: a pty's last slave closed
+			return true
+		case err == unix.EAGAIN && s.pty && !last && readable(rc, ptyFlush):
+		case err != nil, last: // EAGAIN: empty, a descendant holds it
+			return false
+		}
+	}
+}
+
+// ptyFlush and ptyBuffered bound what readBuffered waits for from a pty:
+// how long an empty read waits for the kernel to pass more on, and how
+// many bytes beyond inq's count (the pty's buffers: 64 KiB, and the
+// master's 4 KiB line buffer) it reads.
+const (
+	ptyFlush    = 50 * time.Millisecond
+	ptyBuffered = 68 << 10
+)
+
+// readable waits up to d for the descriptor behind rc to be readable (or
+// at its end: EOF, EIO and hang-up count).
+func readable(rc syscall.RawConn, d time.Duration) bool {
+	ok := false
+	_ = rc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			n, err := unix.Poll(fds, int(d.Milliseconds()))
+			if err == unix.EINTR {
+				continue
+			}
+			ok = err == nil && n > 0
+			return
+		}
+	})
+	return ok
 }
 
 // openStreams creates the two channels the child writes to.
@@ -749,7 +884,8 @@ func openStreams(cfg Config) ([2]*stream, error) {
 	for i := range ss {
 		var r, w *os.File
 		var err error
-		if cfg.PTY && !(i == 1 && cfg.StderrPipe) {
+		pty := cfg.PTY && !(i == 1 && cfg.StderrPipe)
+		if pty {
 			r, w, err = openPTY()
 		} else {
 			r, w, err = os.Pipe()
@@ -770,7 +906,7 @@ func openStreams(cfg Config) ([2]*stream, error) {
 			}
 			return ss, err
 		}
-		ss[i] = &stream{r: r, w: w, dst: dsts[i]}
+		ss[i] = &stream{r: r, w: w, dst: dsts[i], pty: pty}
 	}
 	return ss, nil
 }
