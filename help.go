@@ -193,9 +193,17 @@ capture. never: keep none (the receipt still reports sizes).
 --kill-after, and capwrap exits 124; the receipt still records the command's
 own code or signal. Durations use Go syntax: 500ms, 10s, 2m.
 `,
+	"kill-after": `The grace period before SIGKILL: after a --timeout's SIGTERM, and after a
+SIGINT, SIGTERM, SIGHUP or SIGQUIT that capwrap received and passed on to
+the command's process group (as timeout -k). A group still alive this long
+after gets SIGKILL; the receipt's process.reason says so.
+`,
 	"drain-timeout": `After the command exits, a background descendant may still hold its
 output open. capwrap waits this long for end of output, then finishes the
 capture as partial (reason drain_timeout). Descendants are not killed.
+It is about end of output only: everything the command wrote before it
+exited is captured even with 0, and time spent writing to a slow disk
+(--stall-timeout's business) does not count.
 `,
 	"pty": `auto (default): on in tee mode, off otherwise. With a pty the command's
 stdout and stderr are each a pseudo-terminal of its own, so programs that

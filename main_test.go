@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +26,28 @@ func TestMain(m *testing.M) {
 		"capwrap": main,
 		"fixture": func() { os.Exit(fixtureMain(os.Args[1:])) },
 		"hangfs":  func() { os.Exit(hangfsMain(os.Args[1:])) },
+		"sigprobe": func() {
+			// sigprobe FILE DURATION: catches SIGINT, creates FILE, then
+			// prints "got SIGINT" if one arrives within DURATION, else
+			// "no SIGINT". A catch works whatever it inherited (SIG_IGN).
+			c := make(chan os.Signal, 1)
+			signal.Notify(c, syscall.SIGINT)
+			d, err := time.ParseDuration(os.Args[2])
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			if err := os.WriteFile(os.Args[1], nil, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			select {
+			case <-c:
+				fmt.Println("got SIGINT")
+			case <-time.After(d):
+				fmt.Println("no SIGINT")
+			}
+		},
 		"bytewise": func() {
 			// bytewise TEXT: writes TEXT to stdout one byte per write.
 			for _, b := range []byte(os.Args[1]) {

@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -285,6 +287,70 @@ func TestTerminalCtrlZBgKillPipeline(t *testing.T) {
 	s.run("fg")
 	s.waitFor("pipe-end", 5*time.Second)
 	s.waitPrompt()
+	s.checkSane()
+}
+
+// TestTerminalBackgroundRead: "capwrap -- cat &" at the prompt. cat, in a
+// background group, reads the terminal and stops (SIGTTIN); as without
+// capwrap the shell sees the job stopped (capwrap stops with it), fg gives
+// cat the terminal and continues it, a typed line reaches it, Ctrl-C ends
+// it, and no cat is left.
+func TestTerminalBackgroundRead(t *testing.T) {
+	s := newTermSession(t)
+	sid := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "t", "#{pane_pid}"))
+	inSession := func(name string) []string {
+		out, _ := exec.Command("pgrep", "-s", sid, "-x", name).Output()
+		return strings.Fields(string(out))
+	}
+	t.Cleanup(func() { // before the tmux server goes: a stopped cat would stay
+		for _, name := range []string{"cat", "capwrap"} {
+			for _, pid := range inSession(name) {
+				if n, err := strconv.Atoi(pid); err == nil {
+					syscall.Kill(n, syscall.SIGKILL)
+				}
+			}
+		}
+	})
+	s.run("capwrap -- cat &")
+	stopped := func(name string) bool {
+		pids := inSession(name)
+		return len(pids) == 1 && procStat(t, pids[0])[0] == "T"
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !(stopped("cat") && stopped("capwrap")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("cat stopped %v, capwrap stopped %v: the job did not stop with its reader; screen:\n%s",
+				stopped("cat"), stopped("capwrap"), s.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.waitPrompt()
+	s.run("jobs")
+	s.waitFor("Stopped", 5*time.Second)
+	s.waitPrompt()
+	s.run("fg")
+	cat := inSession("cat")[0]
+	deadline = time.Now().Add(5 * time.Second)
+	for st := procStat(t, cat); st[0] == "T" || st[2] != st[5]; st = procStat(t, cat) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after fg cat is in state %s, group %s, terminal's group %s", st[0], st[2], st[5])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.run("typed after fg")
+	deadline = time.Now().Add(5 * time.Second)
+	for strings.Count(s.screen(), "typed after fg") < 2 { // the terminal's echo, then cat's
+		if time.Now().After(deadline) {
+			t.Fatalf("cat did not echo the line; screen:\n%s", s.screen())
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	s.tmux("send-keys", "-t", "t", "C-c")
+	s.waitFor("capwrap: killed by SIGINT · ", 5*time.Second)
+	s.waitPrompt()
+	if pids := inSession("cat"); len(pids) > 0 {
+		t.Fatalf("cat is left: pid %v", pids)
+	}
 	s.checkSane()
 }
 

@@ -43,10 +43,71 @@ const pipeSize = 1 << 20
 const winsizePoll = 100 * time.Millisecond
 
 // ForwardedSignals are the signals capwrap passes on to the child's process
-// group (SPEC §3).
+// group (SPEC §3), but for those ignored when capwrap started
+// (ignoredAtStart).
 var ForwardedSignals = []os.Signal{
 	syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH,
+}
+
+// SIGHUP and SIGINT as capwrap's process started with them: ignored (nohup,
+// "capwrap ... &" in a script) or not. Read once, at package init, because
+// signal.Ignored stops reporting an inherited ignore once a Notify has
+// caught the signal, even after signal.Stop.
+var (
+	hupIgnored = signal.Ignored(syscall.SIGHUP)
+	intIgnored = signal.Ignored(syscall.SIGINT)
+)
+
+// ignoredAtStart reports whether sig counts as ignored when capwrap started,
+// so that it stays ignored in the child and is not forwarded (SPEC §3).
+//
+// The Go runtime keeps an inherited SIG_IGN of SIGHUP and SIGINT, which is
+// what hupIgnored and intIgnored see; for every other signal, SIGQUIT
+// included, it installs its own handler at start, so an inherited ignore
+// of those cannot be observed from Go. The decision: SIGHUP and SIGINT
+// ignored at start are neither caught nor forwarded, so they stay SIG_IGN
+// and the child inherits that. SIGQUIT counts as ignored when SIGINT does:
+// POSIX has a non-interactive shell start an asynchronous list with both
+// ignored (nohup ignores SIGHUP only). catchForwarded then ignores SIGQUIT
+// before the spawn, so the child inherits that too. An inherited ignore of
+// SIGTERM, SIGUSR1 or SIGUSR2 cannot be seen: those are caught and
+// forwarded as usual.
+func ignoredAtStart(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGHUP:
+		return hupIgnored
+	case syscall.SIGINT, syscall.SIGQUIT:
+		return intIgnored
+	}
+	return false
+}
+
+// catchForwarded starts catching on ch the ForwardedSignals that were not
+// ignored at start (ignoredAtStart), and ignores SIGQUIT when it counts as
+// ignored at start. Called before the spawn: the child's dispositions are
+// SIG_DFL for what capwrap catches and SIG_IGN for what it ignores.
+func catchForwarded(ch chan<- os.Signal) {
+	var sigs []os.Signal
+	for _, sig := range ForwardedSignals {
+		if !ignoredAtStart(sig.(syscall.Signal)) {
+			sigs = append(sigs, sig)
+		}
+	}
+	if ignoredAtStart(syscall.SIGQUIT) {
+		signal.Ignore(syscall.SIGQUIT)
+	}
+	signal.Notify(ch, sigs...)
+}
+
+// ending reports whether a forwarded signal asks the child to end, so that
+// a group still alive KillAfter later gets SIGKILL (SPEC §3, as timeout -k).
+func ending(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT:
+		return true
+	}
+	return false
 }
 
 // Config says what to run and where its output goes.
@@ -65,15 +126,31 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Timeout, when positive, sends SIGTERM to the process group after
 	// this long, then SIGKILL after KillAfter (SPEC §3, as timeout(1)).
+	// KillAfter is also the grace period after a forwarded SIGINT,
+	// SIGTERM, SIGHUP or SIGQUIT (as timeout -k).
 	Timeout   time.Duration
 	KillAfter time.Duration
 	// DrainTimeout is how long to wait for end-of-file on both streams
-	// after the direct child exits (SPEC §3, default 1s).
+	// after the direct child exits (SPEC §3, default 1s). It is about end
+	// of file only: the time a stream's writer spends in Write after the
+	// exit (a slow disk, back-pressure) does not count, and what a stream
+	// already holds when it passes is still read, so every byte the
+	// direct child wrote before it exited is delivered, even with 0.
 	DrainTimeout time.Duration
+	// Terminal says stdin is a terminal: job control applies (SPEC §3).
+	// A child that stops (Ctrl-Z, or SIGTTIN reading the terminal from
+	// the background) stops capwrap's job with it; when the shell
+	// continues capwrap with the terminal (fg) the child gets it and is
+	// continued; the terminal is taken back from the child's group at the
+	// end. capwrap ignores SIGTTOU and SIGTTIN from the spawn on, and
+	// never takes the terminal from a group that is not its own.
+	Terminal bool
 	// Foreground makes the child's process group the foreground group of
-	// the terminal on stdin for the run, and restores capwrap's group
-	// afterwards. The caller sets it only when stdin is a terminal and
-	// capwrap is in its foreground group (see InForeground).
+	// the terminal on stdin at the spawn; it implies Terminal. The caller
+	// sets it only when stdin is a terminal and capwrap is in its
+	// foreground group (see InForeground), so capwrap holds the terminal
+	// at the start; capwrap started in the background (capwrap ... &)
+	// has Terminal only.
 	Foreground bool
 	// PTY gives the child a pseudo-terminal of its own for stdout and one
 	// for stderr instead of pipes (SPEC §2 --pty); with StderrPipe, stderr
@@ -119,12 +196,20 @@ type Result struct {
 	// the end of the drain.
 	Started, Ended time.Time
 	// DrainTimedOut is true when a stream had not reached end-of-file
-	// DrainTimeout after the child exited (a descendant kept it open).
+	// DrainTimeout after the child exited, time spent in its writer
+	// aside (a descendant kept it open).
 	DrainTimedOut bool
 	// Forwarded is the last signal capwrap received and passed on to the
 	// group (SIGWINCH aside), or 0: with Signal equal to it, the run was
 	// cancelled through capwrap rather than killed by something else.
 	Forwarded syscall.Signal
+	// Escalated is true when, after a forwarded SIGINT, SIGTERM, SIGHUP or
+	// SIGQUIT, the group was still alive KillAfter later and capwrap sent
+	// it SIGKILL (SPEC §3); with Signal SIGKILL, that ended the child. Not
+	// set for the SIGKILL of a --timeout (TimedOut says that).
+	Escalated bool
+	// KillAfter is Config.KillAfter: the grace period Escalated refers to.
+	KillAfter time.Duration
 	// ObservedStdout and ObservedStderr count bytes read from each stream.
 	ObservedStdout, ObservedStderr int64
 }
@@ -140,9 +225,19 @@ func InForeground(fd int) bool {
 type stream struct {
 	r        *os.File // capwrap's end: the pipe's read end or the pty master
 	w        *os.File // the child's end, closed in capwrap after the spawn
+	pty      bool     // r is a pty master
 	dst      io.Writer
 	observed atomic.Int64
-	eof      bool
+	eof      bool // pump reached end-of-file
+	cut      bool // pump stopped at the drain deadline, before end-of-file
+
+	// The drain clock (SPEC §3: --drain-timeout is about end of file
+	// only). mu guards these and the setting of r's read deadline, which
+	// startDrain and the pump both do.
+	mu        sync.Mutex
+	exited    time.Time // the direct child's exit; zero while it runs
+	deadline  time.Time // exit + DrainTimeout + time spent in Write since
+	writeFrom time.Time // start of the Write in progress; zero outside one
 }
 
 // child is one run of a Config's command: what Run's steps share. Each step
@@ -163,12 +258,13 @@ type child struct {
 
 	timeout  *time.Timer // Config.Timeout, when positive
 	timeoutC <-chan time.Time
-	kill     *time.Timer // KillAfter, from the timeout's expiry
+	kill     *time.Timer // KillAfter, from the timeout's expiry or the first forwarded ending signal
 	killC    <-chan time.Time
-	winch    *time.Ticker // the window-size poll, with ptys and Foreground
+	killFwd  bool         // kill was armed by a forwarded signal, not by the timeout
+	winch    *time.Ticker // the window-size poll, with ptys and job control
 	winchC   <-chan time.Time
 	lastWS   *unix.Winsize  // the window size last passed on to the ptys
-	contC    chan os.Signal // SIGCONT, with Foreground
+	contC    chan os.Signal // SIGCONT, with job control
 }
 
 // Run starts the child, drains both streams into cfg.Stdout and cfg.Stderr,
@@ -181,7 +277,7 @@ type child struct {
 // streams and reaping it, supervise runs until the direct child exits,
 // drain waits for the streams' end, complete settles the Result.
 func Run(cfg Config) Result {
-	c := &child{cfg: cfg, res: Result{ExitCode: -1, Started: time.Now()}}
+	c := &child{cfg: cfg, res: Result{ExitCode: -1, KillAfter: cfg.KillAfter, Started: time.Now()}}
 	defer c.release()
 	if err := c.start(); err != nil {
 		return failStart(c.res, err)
@@ -207,9 +303,10 @@ func command(cfg Config) *exec.Cmd {
 	return cmd
 }
 
-// start opens the two streams, catches ForwardedSignals and spawns the
-// child, then calls OnStart. It returns why the child could not be started;
-// the streams are closed again then (c.sigs is left to release).
+// start opens the two streams, catches ForwardedSignals (catchForwarded)
+// and spawns the child, then calls OnStart. It returns why the child could
+// not be started; the streams are closed again then (c.sigs is left to
+// release).
 func (c *child) start() error {
 	cmd := command(c.cfg)
 	if cmd.Err != nil {
@@ -223,9 +320,10 @@ func (c *child) start() error {
 	cmd.Stdout, cmd.Stderr = out.w, errs.w
 
 	// Signals are caught before the spawn so none is lost in between;
-	// handled signals revert to their default in the child at exec.
+	// handled signals revert to their default in the child at exec,
+	// ignored ones stay ignored.
 	c.sigs = make(chan os.Signal, 16)
-	signal.Notify(c.sigs, ForwardedSignals...)
+	catchForwarded(c.sigs)
 
 	err = cmd.Start()
 	out.w.Close()
@@ -240,11 +338,12 @@ func (c *child) start() error {
 	if wd := c.cfg.Watchdog; wd != nil {
 		_ = wd.arm(c.pid) // a helper gone already can do nothing either way
 	}
-	if c.cfg.Foreground {
-		// From here capwrap is a background process of the terminal: its
-		// writes there (TOSTOP) and the hand-back must not stop it. The
-		// child has already exec'd, so it does not inherit the ignore.
-		// release reclaims the terminal whatever happens from here on.
+	if c.jobControl() {
+		// From here capwrap is, or may become, a background process of the
+		// terminal: its writes there (TOSTOP) and the hand-overs must not
+		// stop it. The child has already exec'd, so it does not inherit
+		// the ignore. release reclaims the terminal whatever happens from
+		// here on.
 		signal.Ignore(syscall.SIGTTOU, syscall.SIGTTIN)
 	}
 	if c.cfg.OnStart != nil {
@@ -254,8 +353,8 @@ func (c *child) start() error {
 }
 
 // watch starts what supervise and drain wait on: a pump per stream, the
-// reaper, the --timeout timer, the window-size poll (ptys with Foreground)
-// and the SIGCONT watch (Foreground).
+// reaper, the --timeout timer, the window-size poll (ptys with job
+// control) and the SIGCONT watch (job control).
 func (c *child) watch() {
 	var pumps sync.WaitGroup
 	for _, s := range c.streams {
@@ -279,24 +378,26 @@ func (c *child) watch() {
 	// With ptys and the terminal handed to the child, SIGWINCH from the
 	// terminal goes to the child's group, not to capwrap: capwrap watches
 	// the window size itself and passes changes on to the ptys.
-	if c.cfg.PTY && c.cfg.Foreground {
+	if c.cfg.PTY && c.jobControl() {
 		c.winch = time.NewTicker(winsizePoll)
 		c.winchC = c.winch.C
 	}
 	c.lastWS = currentWinsize()
-	// fg of a capwrap job put in the background (bg) while it ran: the
-	// shell gives capwrap's group the terminal, which passes it on.
-	if c.cfg.Foreground {
+	// fg of a capwrap job put in the background (bg, or & at the start)
+	// while it ran: the shell gives capwrap's group the terminal, which
+	// passes it on, and continues the job, of which the child is part.
+	if c.jobControl() {
 		c.contC = make(chan os.Signal, 1)
 		signal.Notify(c.contC, syscall.SIGCONT)
 	}
 }
 
-// supervise runs until the direct child exits, forwarding signals, handing
-// the terminal back to the child on SIGCONT, passing window-size changes on
-// to the ptys, enforcing the timeout (SIGTERM, then SIGKILL KillAfter later)
-// and taking a stopped child's job through capwrap (suspend). When the child
-// has exited it records how in c.ws and takes the terminal back.
+// supervise runs until the direct child exits, forwarding signals (and,
+// KillAfter after one that asks the child to end, SIGKILL), handing the
+// terminal back to the child on SIGCONT, passing window-size changes on to
+// the ptys, enforcing the timeout (SIGTERM, then SIGKILL KillAfter later)
+// and taking a stopped child's job through capwrap (stopped). When the
+// child has exited it records how in c.ws and takes the terminal back.
 func (c *child) supervise() {
 	for {
 		select {
@@ -304,6 +405,7 @@ func (c *child) supervise() {
 			c.relay(sig)
 		case <-c.contC:
 			handForeground(c.pid)
+			_ = syscall.Kill(-c.pid, syscall.SIGCONT)
 		case <-c.winchC:
 			if ws := currentWinsize(); *ws != *c.lastWS {
 				c.lastWS = ws
@@ -317,13 +419,13 @@ func (c *child) supervise() {
 			if !ws.Stopped() {
 				c.ws = ws
 				c.cmd.Process.Release()
-				if c.cfg.Foreground {
+				if c.jobControl() {
 					reclaimForeground(c.pid)
 				}
 				return
 			}
-			if c.cfg.Foreground {
-				suspend(c.pid)
+			if c.jobControl() {
+				c.stopped(ws.StopSignal())
 			}
 			c.resume <- struct{}{}
 		}
@@ -331,11 +433,16 @@ func (c *child) supervise() {
 }
 
 // drain waits, the direct child gone, for end-of-file on both streams, but
-// no longer than DrainTimeout, still forwarding signals and keeping a
-// timeout's kill-after. At DrainTimeout, DrainTimedOut is set and a read
-// deadline ends the pumps' reads; drain returns when both pumps have.
+// no longer than DrainTimeout, still forwarding signals and keeping the
+// kill-after of a timeout or a forwarded signal. It starts each stream's
+// drain clock; a pump that reaches its deadline reads what its stream
+// already holds and returns (see startDrain). drain returns when both
+// pumps have.
 func (c *child) drain() {
-	drainC := time.After(c.cfg.DrainTimeout)
+	exit := time.Now()
+	for _, s := range c.streams {
+		s.startDrain(exit, c.cfg.DrainTimeout)
+	}
 	for {
 		select {
 		case <-c.drained:
@@ -344,30 +451,21 @@ func (c *child) drain() {
 			c.relay(sig)
 		case <-c.killC:
 			c.escalate()
-		case <-drainC:
-			c.res.DrainTimedOut = true
-			now := time.Now()
-			for _, s := range c.streams {
-				s.r.SetReadDeadline(now)
-			}
-			<-c.drained
-			return
 		}
 	}
 }
 
-// complete settles the Result: after a timeout it waits, until kill-after,
-// for the group to empty (reapGroup); it closes capwrap's ends of the
-// streams, keeps DrainTimedOut only when a stream really missed its
-// end-of-file, counts the bytes read and sets the state.
+// complete settles the Result: after a timeout or a forwarded ending
+// signal it waits, until kill-after, for the group to empty (reapGroup);
+// it closes capwrap's ends of the streams, sets DrainTimedOut when a
+// stream was cut at its drain deadline, counts the bytes read and sets
+// the state.
 func (c *child) complete() Result {
-	if c.res.TimedOut && c.killC != nil {
-		reapGroup(c.pid, c.killC)
-	}
+	c.reapGroup()
 	out, errs := c.streams[0], c.streams[1]
 	out.r.Close()
 	errs.r.Close()
-	c.res.DrainTimedOut = c.res.DrainTimedOut && !(out.eof && errs.eof)
+	c.res.DrainTimedOut = out.cut || errs.cut
 	c.res.ObservedStdout = out.observed.Load()
 	c.res.ObservedStderr = errs.observed.Load()
 	c.res.setState(c.ws)
@@ -394,7 +492,7 @@ func (c *child) release() {
 	if c.timeout != nil {
 		c.timeout.Stop()
 	}
-	if c.pid != 0 && c.cfg.Foreground {
+	if c.pid != 0 && c.jobControl() {
 		reclaimForeground(c.pid)
 	}
 	if c.sigs != nil {
@@ -403,25 +501,63 @@ func (c *child) release() {
 }
 
 // relay passes a signal capwrap received on to the child's group and notes
-// it in Result.Forwarded.
+// it in Result.Forwarded. The first one that asks the child to end arms
+// the kill-after timer (SPEC §3, as timeout -k); later ones do not move it.
 func (c *child) relay(sig os.Signal) {
 	forward(c.pid, sig, c.cfg.PTY, c.streams)
 	c.res.noteForwarded(sig)
+	if ending(sig.(syscall.Signal)) && c.kill == nil {
+		c.armKill(true)
+	}
 }
 
 // expire is --timeout: SIGTERM to the group now, and the kill-after timer
-// for SIGKILL KillAfter later.
+// for SIGKILL KillAfter later, unless a forwarded signal armed it first.
 func (c *child) expire() {
 	c.res.TimedOut = true
 	_ = syscall.Kill(-c.pid, syscall.SIGTERM)
-	c.kill = time.NewTimer(c.cfg.KillAfter)
-	c.killC = c.kill.C
+	if c.kill == nil {
+		c.armKill(false)
+	}
 }
 
-// escalate is the kill-after timer firing: SIGKILL to the group, once.
+// armKill starts the kill-after timer; forwarded says a forwarded signal,
+// not the timeout, armed it.
+func (c *child) armKill(forwarded bool) {
+	c.kill = time.NewTimer(c.cfg.KillAfter)
+	c.killC = c.kill.C
+	c.killFwd = forwarded
+}
+
+// escalate is the kill-after timer firing: SIGKILL to the group, once, if
+// it still has a live member. After a forwarded signal, Escalated says so.
 func (c *child) escalate() {
-	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
 	c.killC = nil
+	if !GroupAlive(c.pid) {
+		return
+	}
+	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
+	c.res.Escalated = c.res.Escalated || c.killFwd
+}
+
+// reapGroup makes sure no member of a process group asked to end (by a
+// timeout or a forwarded signal) survives capwrap, the direct child gone:
+// while the kill-after timer runs it waits for the group to empty, and
+// when the timer fires it escalates (SPEC §3 --kill-after).
+func (c *child) reapGroup() {
+	if c.killC == nil {
+		return
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for GroupAlive(c.pid) {
+		select {
+		case <-c.killC:
+			c.escalate()
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // setState sets State, and ExitCode or Signal, from the direct child's end:
@@ -479,12 +615,42 @@ func waitChild(pid int, waits chan<- syscall.WaitStatus, resume <-chan struct{})
 	}
 }
 
-// suspend is job control through capwrap (POSIX shells' Ctrl-Z): the child,
-// which held the terminal, was stopped. capwrap takes the terminal back and
-// stops its own process group (itself and, in a pipeline, its neighbours),
-// so the shell sees its job stopped. When the shell continues it, with fg
-// capwrap hands the terminal to the child again; with bg it leaves the
-// terminal to the shell. Either way the child is continued.
+// jobControl reports whether capwrap does job control for the child: stdin
+// is a terminal (Config.Terminal, implied by Foreground).
+func (c *child) jobControl() bool {
+	return c.cfg.Terminal || c.cfg.Foreground
+}
+
+// stopped is job control for a child that stopped on sig, so that a command
+// stops and resumes as it would without capwrap. When capwrap's own group
+// holds the terminal and the child stopped for want of it (SIGTTIN or
+// SIGTTOU: it touched the terminal from its background group, say just
+// before an fg of capwrap reached it), capwrap hands the terminal over and
+// continues the child. Otherwise (Ctrl-Z while the child held the
+// terminal; a read while the shell holds it, after "capwrap ... &" or bg)
+// the job stops through capwrap (suspend).
+func (c *child) stopped(sig syscall.Signal) {
+	if (sig == syscall.SIGTTIN || sig == syscall.SIGTTOU) && InForeground(0) {
+		handForeground(c.pid)
+		_ = syscall.Kill(-c.pid, syscall.SIGCONT)
+		return
+	}
+	suspend(c.pid)
+	// suspend has handled the SIGCONT that ended it; the SIGCONT watch
+	// need not hand over and continue a second time.
+	select {
+	case <-c.contC:
+	default:
+	}
+}
+
+// suspend is job control through capwrap (POSIX shells' Ctrl-Z): the child
+// was stopped, holding the terminal (Ctrl-Z) or not (it read the terminal
+// from the background). capwrap takes the terminal back if the child has
+// it and stops its own process group (itself and, in a pipeline, its
+// neighbours), so the shell sees its job stopped. When the shell continues
+// it, with fg capwrap hands the terminal to the child; with bg it leaves
+// the terminal to the shell. Either way the child is continued.
 func suspend(pgid int) {
 	// kill(2) does not stop a multi-threaded process before it returns,
 	// so capwrap waits for its SIGCONT before going on. If the stop is
@@ -520,22 +686,6 @@ func handForeground(pgid int) {
 // stopGrace is how long suspend waits for its own stop to take effect
 // before it concludes the stop was discarded.
 const stopGrace = 200 * time.Millisecond
-
-// reapGroup makes sure no member of a timed-out process group survives
-// capwrap: it waits for the group to empty until the kill-after timer fires,
-// then sends SIGKILL (SPEC §3 --kill-after).
-func reapGroup(pgid int, killC <-chan time.Time) {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for GroupAlive(pgid) {
-		select {
-		case <-killC:
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			return
-		case <-tick.C:
-		}
-	}
-}
 
 // GroupAlive reports whether the process group has a member that is not a
 // zombie. kill(-pgid, 0) alone cannot tell: an orphaned zombie that init has
@@ -594,21 +744,145 @@ func failStart(res Result, err error) Result {
 }
 
 // pump copies the stream into its writer until end-of-file (or EIO, which
-// is how a pty master reports that the last slave closed) or until the drain
-// deadline interrupts the read.
+// is how a pty master reports that the last slave closed) or until the
+// drain deadline interrupts the read; then it reads what the stream
+// already holds (readBuffered) and stops, cut unless that reached the end.
 func (s *stream) pump() {
 	buf := make([]byte, ReadBufferSize)
 	for {
 		n, err := s.r.Read(buf)
 		if n > 0 {
-			s.observed.Add(int64(n))
-			_, _ = s.dst.Write(buf[:n])
+			s.deliver(buf[:n])
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			s.eof = s.readBuffered(buf)
+			s.cut = !s.eof
+			return
+		case err != nil:
 			s.eof = errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO)
 			return
 		}
 	}
+}
+
+// startDrain starts the stream's drain clock, the direct child having
+// exited at exit: end-of-file is due by exit + timeout, plus the time the
+// pump spends in Write from the exit on (deliver moves the deadline on by
+// that much before the next Read). A pump blocked in Read gets its read
+// deadline here; one inside Write sets it when the Write returns.
+func (s *stream) startDrain(exit time.Time, timeout time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.exited, s.deadline = exit, exit.Add(timeout)
+	if s.writeFrom.IsZero() {
+		_ = s.r.SetReadDeadline(s.deadline)
+	}
+}
+
+// deliver counts p as observed and hands it to the stream's writer. Once
+// the drain clock runs, the time spent in Write is added to the deadline,
+// which is set again for the next Read: a slow or stalled disk behind the
+// writer is the store's business (--stall-timeout), not the drain's.
+func (s *stream) deliver(p []byte) {
+	s.observed.Add(int64(len(p)))
+	s.mu.Lock()
+	s.writeFrom = time.Now()
+	s.mu.Unlock()
+	_, _ = s.dst.Write(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.deadline.IsZero() {
+		from := s.writeFrom
+		if from.Before(s.exited) {
+			from = s.exited
+		}
+		s.deadline = s.deadline.Add(time.Since(from))
+		_ = s.r.SetReadDeadline(s.deadline)
+	}
+	s.writeFrom = time.Time{}
+}
+
+// readBuffered reads what the stream holds once its drain deadline has
+// passed, and reports whether that reached end-of-file. Go's poller answers
+// a Read past the deadline without reading, but what the direct child
+// wrote before it exited is in the pipe (or pty) by now and must be
+// captured, whatever the drain timeout. The descriptor is non-blocking
+// under the poller, so raw reads return EAGAIN when it is empty. At most
+// what inq counts at the start is read, so a descendant still writing
+// cannot keep it going; one more read then tells end-of-file from a stream
+// a descendant still holds.
+//
+// A pty passes what the child wrote on to the master's read buffer from a
+// kernel worker, a little at a time (its buffers hold about 64 KiB beyond
+// what inq counts): for a pty, an empty read waits up to ptyFlush for more,
+// and up to ptyBuffered bytes more are read.
+func (s *stream) readBuffered(buf []byte) (eof bool) {
+	rc, err := s.r.SyscallConn()
+	if err != nil {
+		return false
+	}
+	left := pipeSize // if inq fails: a full pipe's worth
+	_ = rc.Control(func(fd uintptr) {
+		if n, err := inq(int(fd)); err == nil {
+			left = n
+		}
+	})
+	if s.pty {
+		left += ptyBuffered
+	}
+	read := func() (n int, err error) {
+		if cerr := rc.Control(func(fd uintptr) {
+			for n, err = unix.Read(int(fd), buf); err == unix.EINTR; {
+				n, err = unix.Read(int(fd), buf)
+			}
+		}); cerr != nil {
+			return 0, cerr
+		}
+		return n, err
+	}
+	for {
+		last := left <= 0
+		n, err := read()
+		if n > 0 {
+			s.deliver(buf[:n])
+			left -= n
+		}
+		switch {
+		case n == 0 && err == nil, err == unix.EIO: // EIO: a pty's last slave closed
+			return true
+		case err == unix.EAGAIN && s.pty && !last && readable(rc, ptyFlush):
+		case err != nil, last: // EAGAIN: empty, a descendant holds it
+			return false
+		}
+	}
+}
+
+// ptyFlush and ptyBuffered bound what readBuffered waits for from a pty:
+// how long an empty read waits for the kernel to pass more on, and how
+// many bytes beyond inq's count (the pty's buffers: 64 KiB, and the
+// master's 4 KiB line buffer) it reads.
+const (
+	ptyFlush    = 50 * time.Millisecond
+	ptyBuffered = 68 << 10
+)
+
+// readable waits up to d for the descriptor behind rc to be readable (or
+// at its end: EOF, EIO and hang-up count).
+func readable(rc syscall.RawConn, d time.Duration) bool {
+	ok := false
+	_ = rc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			n, err := unix.Poll(fds, int(d.Milliseconds()))
+			if err == unix.EINTR {
+				continue
+			}
+			ok = err == nil && n > 0
+			return
+		}
+	})
+	return ok
 }
 
 // openStreams creates the two channels the child writes to.
@@ -618,7 +892,8 @@ func openStreams(cfg Config) ([2]*stream, error) {
 	for i := range ss {
 		var r, w *os.File
 		var err error
-		if cfg.PTY && !(i == 1 && cfg.StderrPipe) {
+		pty := cfg.PTY && !(i == 1 && cfg.StderrPipe)
+		if pty {
 			r, w, err = openPTY()
 		} else {
 			r, w, err = os.Pipe()
@@ -639,7 +914,7 @@ func openStreams(cfg Config) ([2]*stream, error) {
 			}
 			return ss, err
 		}
-		ss[i] = &stream{r: r, w: w, dst: dsts[i]}
+		ss[i] = &stream{r: r, w: w, dst: dsts[i], pty: pty}
 	}
 	return ss, nil
 }

@@ -2,9 +2,12 @@ package wrap
 
 import (
 	"bytes"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -122,6 +125,9 @@ func TestTimeoutLeavesNoSurvivor(t *testing.T) {
 func TestSignalsForwardedToGroup(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGUSR1} {
 		t.Run(sig.String(), func(t *testing.T) {
+			if ignoredAtStart(sig) {
+				t.Skipf("the test started with %v ignored: capwrap leaves it so", sig)
+			}
 			cfg := Config{OnStart: func(int) {
 				go func() {
 					time.Sleep(200 * time.Millisecond)
@@ -234,5 +240,149 @@ func TestCommand(t *testing.T) {
 	}
 	if cmd := command(Config{Args: []string{"no-such-command-capwrap-test"}}); cmd.Err == nil {
 		t.Error("no Err for a command not in PATH")
+	}
+}
+
+// TestForwardedSignalEscalates: SPEC §3, after a forwarded SIGTERM a group
+// still alive KillAfter later gets SIGKILL, as timeout -k does: a child that
+// ignores SIGTERM, and a descendant that does once the direct child is gone.
+func TestForwardedSignalEscalates(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script string
+		signal syscall.Signal // the direct child's end
+	}{
+		{"child ignores SIGTERM", `trap "" TERM; sleep 30`, syscall.SIGKILL},
+		{"descendant ignores SIGTERM", `(trap "" TERM; exec sleep 30) >/dev/null 2>&1 & exec sleep 30`, syscall.SIGTERM},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pid atomic.Int64
+			cfg := Config{KillAfter: 300 * time.Millisecond, OnStart: func(p int) {
+				pid.Store(int64(p))
+				go func() {
+					time.Sleep(200 * time.Millisecond)
+					_ = syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+				}()
+			}}
+			done := make(chan Result, 1)
+			start := time.Now()
+			go func() { res, _, _ := run(t, cfg, "sh", "-c", tc.script); done <- res }()
+			var res Result
+			select {
+			case res = <-done:
+			case <-time.After(10 * time.Second):
+				_ = syscall.Kill(-int(pid.Load()), syscall.SIGKILL)
+				<-done
+				t.Fatal("the group outlived the forwarded SIGTERM by 10 s: no SIGKILL after kill-after")
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+			if res.State != StateSignaled || res.Signal != tc.signal || res.Forwarded != syscall.SIGTERM || !res.Escalated {
+				t.Errorf("state %s signal %v forwarded %v escalated %v, want signaled by %v after a forwarded SIGTERM and SIGKILL",
+					res.State, res.Signal, res.Forwarded, res.Escalated, tc.signal)
+			}
+			if GroupAlive(int(pid.Load())) {
+				t.Errorf("process group %d still has live members", pid.Load())
+			}
+		})
+	}
+}
+
+// slowWriter takes d over each Write: a consumer slower than the child, so
+// that the pipe is full when the child exits.
+type slowWriter struct {
+	buffer
+	d time.Duration
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(w.d)
+	return w.buffer.Write(p)
+}
+
+// TestDrainTimeoutZeroKeepsWhatTheChildWrote: SPEC §3, the drain timeout is
+// about end of file only. What the direct child wrote before it exited is
+// in the pipe (or the pty), and is captured even with --drain-timeout 0.
+// The writer is slower than the child, so the pipe is full at the exit.
+func TestDrainTimeoutZeroKeepsWhatTheChildWrote(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pty  bool
+		size int
+	}{{"pipe", false, 3000000}, {"pty", true, 500000}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := PTYAvailable(); tc.pty && err != nil {
+				t.Skipf("no pty on this machine: %v", err)
+			}
+			out, errb := &slowWriter{d: 2 * time.Millisecond}, &buffer{}
+			res := Run(Config{Args: []string{"head", "-c", strconv.Itoa(tc.size), "/dev/zero"}, PTY: tc.pty,
+				Stdout: out, Stderr: errb, DrainTimeout: 0, KillAfter: 5 * time.Second})
+			if res.ExitCode != 0 {
+				t.Fatalf("exit %d (%v)", res.ExitCode, res.StartErr)
+			}
+			if got := len(out.String()); res.ObservedStdout != int64(tc.size) || got != tc.size {
+				t.Errorf("observed %d bytes, delivered %d, want %d", res.ObservedStdout, got, tc.size)
+			}
+			if res.DrainTimedOut {
+				t.Error("drain timed out, though the child's streams had ended")
+			}
+		})
+	}
+}
+
+// stallWriter blocks its first Write until the child has exited and stall
+// more has passed: a disk that stalls just when the child ends.
+type stallWriter struct {
+	buffer
+	pid   atomic.Int64
+	stall time.Duration
+	once  sync.Once
+}
+
+func (w *stallWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() {
+		for syscall.Kill(int(w.pid.Load()), 0) == nil { // until reaped
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(w.stall)
+	})
+	return w.buffer.Write(p)
+}
+
+// TestDrainClockStopsWhileWriting: SPEC §3, a slow disk is not the drain
+// timeout's business. stdout's pump is blocked writing for 2 s after the
+// child exits; its drain clock does not run meanwhile, so the output a
+// descendant (holding stdout only) writes 2.5 s after the exit is within a
+// drain timeout of 1 s, and both streams reach end of file.
+func TestDrainClockStopsWhileWriting(t *testing.T) {
+	out, errb := &stallWriter{stall: 2 * time.Second}, &buffer{}
+	res := Run(Config{Args: []string{"sh", "-c", "(sleep 2.5; echo late) 2>/dev/null & echo early"},
+		Stdout: out, Stderr: errb, DrainTimeout: time.Second, KillAfter: 5 * time.Second,
+		OnStart: func(pid int) { out.pid.Store(int64(pid)) }})
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d (%v)", res.ExitCode, res.StartErr)
+	}
+	if got := out.String(); got != "early\nlate\n" {
+		t.Errorf("delivered %q, want early and late", got)
+	}
+	if res.DrainTimedOut {
+		t.Error("drain timed out: the time spent writing counted")
+	}
+}
+
+// TestDrainTimeoutWithChattyDescendant: a descendant that keeps writing
+// after the direct child exited cannot hold the drain open: it ends about
+// DrainTimeout later, partial.
+func TestDrainTimeoutWithChattyDescendant(t *testing.T) {
+	start := time.Now()
+	res := Run(Config{Args: []string{"sh", "-c", "(yes | head -c 2000000000) & echo started"},
+		Stdout: io.Discard, Stderr: io.Discard, DrainTimeout: 300 * time.Millisecond, KillAfter: 5 * time.Second})
+	t.Logf("took %v, read %d bytes", time.Since(start), res.ObservedStdout)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	if !res.DrainTimedOut || res.ExitCode != 0 {
+		t.Fatalf("drain timed out %v, exit %d", res.DrainTimedOut, res.ExitCode)
 	}
 }

@@ -164,9 +164,12 @@ func (o *Outcome) Reraise() syscall.Signal {
 }
 
 // Cancelled reports a child killed by the very signal capwrap received and
-// forwarded (SPEC §7 process.state "cancelled").
+// forwarded, or by the SIGKILL that followed it --kill-after later (SPEC §7
+// process.state "cancelled").
 func (o *Outcome) Cancelled() bool {
-	return o.Process.State == wrap.StateSignaled && o.Process.Signal == o.Process.Forwarded
+	p := o.Process
+	return p.State == wrap.StateSignaled && p.Forwarded != 0 &&
+		(p.Signal == p.Forwarded || (p.Escalated && p.Signal == syscall.SIGKILL))
 }
 
 // Replaced is the number of redactions made in both streams.
@@ -204,11 +207,12 @@ func (o *Outcome) WantKeep(keep When) bool {
 
 // CompactFooter reports whether the footer may be the short form of a
 // compact success (SPEC §7): it may leave out only null, empty and default
-// values, so redaction off, secrets replaced, a kept capture or one that
-// is not complete all need the full footer.
+// values, so redaction off, secrets replaced, a kept capture, one that is
+// not complete or a process.reason (a SIGKILL after --kill-after) all need
+// the full footer.
 func (o *Outcome) CompactFooter() bool {
 	return !o.Kept && o.ExitStatus() == 0 && o.Redacting && o.Replaced() == 0 &&
-		o.CaptureState().State == store.StateComplete
+		o.CaptureState().State == store.StateComplete && o.processReceipt().Reason == nil
 }
 
 // Receipt is the receipt of SPEC §7 for this outcome: the live receipt
@@ -280,13 +284,27 @@ func (o *Outcome) processReceipt() store.Process {
 	}
 	switch {
 	case o.Cancelled():
-		p.Reason = ptr(SignalName(res.Signal) + " received by capwrap and forwarded")
+		p.Reason = ptr(o.forwardedText())
 	case res.TimedOut:
 		p.Reason = ptr("timeout")
+	case res.Escalated: // the child ended otherwise; a descendant got the SIGKILL
+		p.Reason = ptr(o.forwardedText())
 	case res.StartErr != nil:
 		p.Reason = ptr(res.StartErr.Error())
 	}
 	return p
+}
+
+// forwardedText is process.reason after a forwarded signal: "SIGTERM
+// received by capwrap and forwarded", and when the group outlived it,
+// "; SIGKILL after --kill-after 5s".
+func (o *Outcome) forwardedText() string {
+	p := o.Process
+	s := SignalName(p.Forwarded) + " received by capwrap and forwarded"
+	if p.Escalated {
+		s += "; SIGKILL after --kill-after " + p.KillAfter.String()
+	}
+	return s
 }
 
 // notMade is the store result of a capture that could not be made:

@@ -115,6 +115,26 @@ func TestOutcomeReceipt(t *testing.T) {
 			return o
 		}, 130, syscall.SIGINT, false, true, map[string]any{"process.state": "cancelled", "process.signal": "SIGINT",
 			"process.exit_code": nil, "process.reason": "SIGINT received by capwrap and forwarded"}},
+		{"cancelled, then SIGKILL after --kill-after", func() Outcome {
+			o := settled()
+			o.Process.State, o.Process.ExitCode, o.Process.Signal = wrap.StateSignaled, -1, syscall.SIGKILL
+			o.Process.Forwarded, o.Process.Escalated, o.Process.KillAfter = syscall.SIGTERM, true, 5*time.Second
+			return o
+		}, 137, syscall.SIGKILL, false, true, map[string]any{"process.state": "cancelled", "process.signal": "SIGKILL",
+			"process.reason": "SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after 5s", "exit_status": 137.0}},
+		{"cancelled, a descendant killed after --kill-after", func() Outcome {
+			o := settled()
+			o.Process.State, o.Process.ExitCode, o.Process.Signal = wrap.StateSignaled, -1, syscall.SIGHUP
+			o.Process.Forwarded, o.Process.Escalated, o.Process.KillAfter = syscall.SIGHUP, true, 1500*time.Millisecond
+			return o
+		}, 129, syscall.SIGHUP, false, true, map[string]any{"process.state": "cancelled", "process.signal": "SIGHUP",
+			"process.reason": "SIGHUP received by capwrap and forwarded; SIGKILL after --kill-after 1.5s"}},
+		{"exited after a forwarded signal, a descendant killed after --kill-after", func() Outcome {
+			o := settled()
+			o.Process.ExitCode, o.Process.Forwarded, o.Process.Escalated, o.Process.KillAfter = 0, syscall.SIGINT, true, 5*time.Second
+			return o
+		}, 0, 0, false, false, map[string]any{"process.state": "exited", "process.exit_code": 0.0,
+			"process.reason": "SIGINT received by capwrap and forwarded; SIGKILL after --kill-after 5s"}},
 		{"killed by another signal", func() Outcome {
 			o := settled()
 			o.Process.State, o.Process.ExitCode, o.Process.Signal, o.Process.Forwarded = wrap.StateSignaled, -1, syscall.SIGKILL, syscall.SIGTERM

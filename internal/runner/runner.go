@@ -200,6 +200,7 @@ func (r *run) spawn() {
 		Timeout:      cfg.Timeout,
 		KillAfter:    cfg.KillAfter,
 		DrainTimeout: cfg.DrainTimeout,
+		Terminal:     isatty.IsTerminal(cfg.Stdin.Fd()),
 		Foreground:   isatty.IsTerminal(cfg.Stdin.Fd()) && wrap.InForeground(int(cfg.Stdin.Fd())),
 		PTY:          r.out.PTY,
 		StderrPipe:   r.stderrPipe,
