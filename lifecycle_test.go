@@ -162,3 +162,44 @@ func watchdogsOf(cmd *exec.Cmd) []int {
 	}
 	return found
 }
+
+// TestHarnessSIGTERM: a harness that sends SIGTERM and waits: capwrap
+// forwards it, and a command that ignores it gets SIGKILL --kill-after
+// later; capwrap then exits, nothing of the command left.
+func TestHarnessSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	dir := t.TempDir()
+	cmd := startCapwrap(t, dir, "--kill-after", "1s", "--", "sh", "-c", stubborn)
+	pids := readPIDs(t, dir, 2)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("capwrap took %v to end after SIGTERM with --kill-after 1s", d)
+	}
+	checkGone(t, pids, time.Second)
+	out := cmd.Stdout.(*bytes.Buffer).String()
+	if !strings.Contains(out, `"signal":"SIGKILL"`) || !strings.Contains(out, "SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after") {
+		t.Errorf("the receipt does not record both signals:\n%s", out)
+	}
+}
+
+// TestNestedTimeout: an outer capwrap --timeout ends a nested capwrap's
+// command too, even one that ignores SIGTERM.
+func TestNestedTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	dir := t.TempDir()
+	bin := termCapwrap(t)
+	cmd := startCapwrap(t, dir, "--timeout", "1s", "--kill-after", "1s", "--",
+		bin, "--kill-after", "1s", "--", "sh", "-c", stubborn)
+	pids := readPIDs(t, dir, 2)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 124 {
+		t.Errorf("outer capwrap exited %d, want 124", code)
+	}
+	checkGone(t, pids, 2*time.Second)
+}
