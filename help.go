@@ -189,6 +189,14 @@ with a warning. A directory that is a symlink or not a directory is refused.
 leaves nothing on disk; every other capture is kept. always: keep every
 capture. never: keep none (the receipt still reports sizes).
 `,
+	"receipt-file": `A new name or a regular file is replaced atomically: the receipt goes to a
+temporary file with a random name in the same directory (created
+exclusively, 0600), is fsynced and renamed over PATH. A FIFO or character
+device (/dev/null, a terminal) is written to and never replaced; a FIFO
+nobody reads is an error at once. A symbolic link is followed (/dev/stderr,
+/dev/fd/3). A directory or other kind of file is refused. A failure is a
+warning: the exit status stays the command's unless --strict.
+`,
 	"timeout": `On expiry SIGTERM goes to the command's process group, SIGKILL after
 --kill-after, and capwrap exits 124; the receipt still records the command's
 own code or signal. Durations use Go syntax: 500ms, 10s, 2m.

@@ -382,10 +382,15 @@ func renameNoReplace(root *os.Root, dir *os.File, oldname, newname string) error
 // exclusively (0600, never following a symlink planted there), writes,
 // fsyncs and closes it, then renames it into place. With noReplace the
 // rename fails when name exists. The temporary file is removed on failure.
+// The fixed temporary name suits a capture directory, private to one
+// capwrap; a place shared with others takes a random one (replaceFile).
 func writeAtomic(root *os.Root, dir *os.File, name string, data []byte, noReplace bool) (err error) {
 	tmp := name + ".tmp"
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
+		return err
+	}
+	if err := writeTemp(root, f, tmp, data); err != nil {
 		return err
 	}
 	defer func() {
@@ -393,18 +398,6 @@ func writeAtomic(root *os.Root, dir *os.File, name string, data []byte, noReplac
 			root.Remove(tmp)
 		}
 	}()
-	if err = f.Chmod(0o600); err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err2 := f.Close(); err == nil {
-		err = err2
-	}
-	if err != nil {
-		return err
-	}
 	if noReplace {
 		return renameNoReplace(root, dir, tmp, name)
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -342,15 +341,8 @@ func startErrorText(name string, res wrap.Result) string {
 	return fmt.Sprintf("cannot start %s: %v", name, res.StartErr)
 }
 
-// writeReceiptFile writes the receipt, pretty JSON, to --receipt-file.
+// writeReceiptFile writes the receipt, pretty JSON, to --receipt-file
+// (store.WriteReceiptFile says what each kind of path gets).
 func writeReceiptFile(path string, rc *store.Receipt) error {
-	b, err := rc.MarshalPretty()
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return store.WriteReceiptFile(path, rc)
 }
