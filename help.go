@@ -218,6 +218,13 @@ gives stderr a pty too.
 one name (as do CAPWRAP_REDACT_FILE and CAPWRAP_REDACT_PATTERN: one value
 each, not a list).
 `,
+	"redact-file": `Each line of FILE is a value to mask (a trailing CR dropped, empty lines
+ignored), with its base64, URL-escaped and JSON-escaped forms. The matcher
+costs about 1 KiB of memory per byte of values, so all --redact-file files
+together may hold at most 16 KiB (16,384 bytes, line ends included); more,
+or an endless file such as /dev/zero, is refused before the command starts
+(exit 125). Past that, match the values' shape with --redact-pattern.
+`,
 	"color": `Colour applies to tee mode's summary line on stderr. auto: colour when
 stderr is a terminal, NO_COLOR is unset or empty and TERM is not dumb.
 always and never override all of that.

@@ -123,7 +123,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.strict, "strict", false, "exit 125 when capwrap itself failed (e.g. disk full)")
 	fs.BoolVar(&o.noRedact, "no-redact", false, "write output unsanitized (no credential masking)")
 	fs.StringArrayVar(&o.redactEnv, "redact-env", nil, "also mask the value of this environment variable (repeatable)")
-	fs.StringArrayVar(&o.redactFile, "redact-file", nil, "also mask the values in this file, one per line (repeatable)")
+	fs.StringArrayVar(&o.redactFile, "redact-file", nil, "also mask the values in this file, one per line (repeatable; 16K in all)")
 	fs.StringArrayVar(&o.redactPat, "redact-pattern", nil, "also mask matches of this regular expression (repeatable)")
 	fs.BoolVar(&o.noLabel, "no-label", false, "leave the command out of the receipt")
 	fs.StringVar(&o.pty, "pty", "auto", "give the command terminals for stdout and stderr: auto|always|never")

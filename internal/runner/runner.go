@@ -85,6 +85,9 @@ func prepare(cfg Config) (*run, error) {
 	var err error
 	if r.policy, err = startPolicy(cfg.Redaction, cfg.Environ); err != nil {
 		d.Errorf("%v", err)
+		if h := hintOf(err); h != "" {
+			d.Hintf("%s", h)
+		}
 		return nil, err
 	}
 	if r.out.PTY, r.stderrPipe, err = choosePTY(cfg.PTY, mode, isatty.IsTerminal(cfg.Stdin.Fd()), d); err != nil {
