@@ -72,14 +72,7 @@ func flagDefault(f *pflag.Flag) string {
 	}
 	if f.Value.Type() == "size" {
 		n, _ := parseSize(f.DefValue)
-		for _, u := range []struct {
-			s     string
-			shift uint
-		}{{"G", 30}, {"M", 20}, {"K", 10}} {
-			if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-				return fmt.Sprintf("%d%s", n>>u.shift, u.s)
-			}
-		}
+		return humanSize(n)
 	}
 	return f.DefValue
 }
