@@ -333,11 +333,12 @@ func choosePTY(flag When, mode Mode, interactive bool, d Diag) (use, stderrPipe 
 }
 
 // startErrorText says why the command did not start, in the words of a
-// shell (127 not found, 126 not executable).
+// shell (127 not found, 126 not executable); the name is written as a
+// shell word, so that an empty one shows as two single quotes.
 func startErrorText(name string, res wrap.Result) string {
 	switch {
 	case res.NotFound:
-		return fmt.Sprintf("command not found: %s", name)
+		return fmt.Sprintf("command not found: %s", preview.ShellQuote(name))
 	case res.NotExecutable:
 		return fmt.Sprintf("cannot execute %s: %v", name, store.UnwrapPath(res.StartErr))
 	}
