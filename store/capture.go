@@ -293,6 +293,9 @@ func (d *Dir) create(id string, lim Limits) (_ *Capture, err error) {
 // ID returns the capture ID, e.g. "20261130T030612Z-k3j4h5g6x2".
 func (c *Capture) ID() string { return c.id }
 
+// Dir returns the tool-outputs directory that holds the capture.
+func (c *Capture) Dir() *Dir { return c.d }
+
 // Path returns the capture directory relative like [Dir.Path], e.g.
 // "tool-outputs/<ID>".
 func (c *Capture) Path() string { return filepath.Join(c.d.path, c.id) }

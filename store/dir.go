@@ -70,6 +70,8 @@ type Dir struct {
 
 	quotaMu sync.Mutex // flock is per open file: serialize in-process too
 
+	fallback bool // Open fell back to FallbackPath
+
 	// Test hooks.
 	random     func([]byte) (int, error)
 	afterMkdir func(tmpName string)
@@ -112,6 +114,7 @@ func Open(path string, chosen bool, getenv func(string) string) (*Dir, []string,
 	if err2 != nil {
 		return nil, nil, fmt.Errorf("%v; fallback %s: %w", err, fb, err2)
 	}
+	d.fallback = true
 	warns = append([]string{fmt.Sprintf("cannot use %s (%v); captures go to %s", path, unusable.err, fb)}, warns...)
 	return d, warns, nil
 }
@@ -300,6 +303,12 @@ func (d *Dir) Path() string { return d.path }
 
 // Abs returns the absolute path of the tool-outputs directory.
 func (d *Dir) Abs() string { return d.abs }
+
+// Fallback reports whether [Open] fell back to [FallbackPath] because the
+// default location could not be used. A `capwrap read` run later from the
+// same place would look in the default location, so it must be given this
+// directory (--dir).
+func (d *Dir) Fallback() bool { return d.fallback }
 
 // Root returns the os.Root through which every file of the directory is
 // reached. It is closed by [Dir.Close].
