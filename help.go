@@ -236,7 +236,9 @@ var verbHelp = map[string]string{
 `,
 	"show": `capwrap show ID
   The receipt as pretty JSON; for a running capture the live receipt plus the
-  sizes committed so far. ID may be any unique prefix.
+  sizes committed so far; for an abandoned one (its capwrap died without a
+  receipt) the live receipt marked partial (abandoned), process state
+  unknown. ID may be any unique prefix.
 `,
 	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
                 [--lines A:B] [--grep REGEX [--max N]] [--follow] [--interleaved]
