@@ -72,14 +72,7 @@ func flagDefault(f *pflag.Flag) string {
 	}
 	if f.Value.Type() == "size" {
 		n, _ := parseSize(f.DefValue)
-		for _, u := range []struct {
-			s     string
-			shift uint
-		}{{"G", 30}, {"M", 20}, {"K", 10}} {
-			if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-				return fmt.Sprintf("%d%s", n>>u.shift, u.s)
-			}
-		}
+		return humanSize(n)
 	}
 	return f.DefValue
 }
@@ -189,6 +182,14 @@ with a warning. A directory that is a symlink or not a directory is refused.
 leaves nothing on disk; every other capture is kept. always: keep every
 capture. never: keep none (the receipt still reports sizes).
 `,
+	"receipt-file": `A new name or a regular file is replaced atomically: the receipt goes to a
+temporary file with a random name in the same directory (created
+exclusively, 0600), is fsynced and renamed over PATH. A FIFO or character
+device (/dev/null, a terminal) is written to and never replaced; a FIFO
+nobody reads is an error at once. A symbolic link is followed (/dev/stderr,
+/dev/fd/3). A directory or other kind of file is refused. A failure is a
+warning: the exit status stays the command's unless --strict.
+`,
 	"timeout": `On expiry SIGTERM goes to the command's process group, SIGKILL after
 --kill-after, and capwrap exits 124; the receipt still records the command's
 own code or signal. Durations use Go syntax: 500ms, 10s, 2m.
@@ -218,6 +219,13 @@ gives stderr a pty too.
 one name (as do CAPWRAP_REDACT_FILE and CAPWRAP_REDACT_PATTERN: one value
 each, not a list).
 `,
+	"redact-file": `Each line of FILE is a value to mask (a trailing CR dropped, empty lines
+ignored), with its base64, URL-escaped and JSON-escaped forms. The matcher
+costs about 1 KiB of memory per byte of values, so all --redact-file files
+together may hold at most 16 KiB (16,384 bytes, line ends included); more,
+or an endless file such as /dev/zero, is refused before the command starts
+(exit 125). Past that, match the values' shape with --redact-pattern.
+`,
 	"color": `Colour applies to tee mode's summary line on stderr. auto: colour when
 stderr is a terminal, NO_COLOR is unset or empty and TERM is not dumb.
 always and never override all of that.
@@ -236,7 +244,9 @@ var verbHelp = map[string]string{
 `,
 	"show": `capwrap show ID
   The receipt as pretty JSON; for a running capture the live receipt plus the
-  sizes committed so far. ID may be any unique prefix.
+  sizes committed so far; for an abandoned one (its capwrap died without a
+  receipt) the live receipt marked partial (abandoned), process state
+  unknown. ID may be any unique prefix.
 `,
 	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
                 [--lines A:B] [--grep REGEX [--max N]] [--follow] [--interleaved]

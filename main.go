@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -109,21 +110,21 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.DurationVar(&o.timeout, "timeout", 0, "send SIGTERM to the command's process group after this long (0: never)")
 	fs.DurationVar(&o.killAfter, "kill-after", 5*time.Second, "then SIGKILL after this long")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Second, "wait this long for end of output after the command exits")
-	fs.IntVar(&o.stdoutChars, "stdout-chars", 8000, "preview budget for stdout, in characters")
-	fs.IntVar(&o.stderrChars, "stderr-chars", 2000, "preview budget for stderr, in characters")
+	fs.IntVar(&o.stdoutChars, "stdout-chars", 8000, "preview budget for stdout, in characters, at most 1000000")
+	fs.IntVar(&o.stderrChars, "stderr-chars", 2000, "preview budget for stderr, in characters, at most 1000000")
 	o.previewBytes = 16 << 10
-	fs.Var(&o.previewBytes, "preview-bytes", "ceiling on the whole preview, in bytes")
+	fs.Var(&o.previewBytes, "preview-bytes", "ceiling on the whole preview, in bytes, at most 16M")
 	o.maxCapture = 32 << 20
 	fs.Var(&o.maxCapture, "max-capture-bytes", "bytes kept per capture, both streams together (0: no limit)")
 	o.dirQuota = 128 << 20
 	fs.Var(&o.dirQuota, "dir-quota", "bytes kept by all captures in the tool-outputs directory (0: no limit)")
 	o.queueBytes = 8 << 20
-	fs.Var(&o.queueBytes, "queue-bytes", "write queue between the pipe reader and the file writer")
+	fs.Var(&o.queueBytes, "queue-bytes", "write queue between the pipe reader and the file writer, 1 byte to 1G")
 	fs.DurationVar(&o.stallTimeout, "stall-timeout", 10*time.Second, "stop persisting when the file writer makes no progress this long")
 	fs.BoolVar(&o.strict, "strict", false, "exit 125 when capwrap itself failed (e.g. disk full)")
 	fs.BoolVar(&o.noRedact, "no-redact", false, "write output unsanitized (no credential masking)")
 	fs.StringArrayVar(&o.redactEnv, "redact-env", nil, "also mask the value of this environment variable (repeatable)")
-	fs.StringArrayVar(&o.redactFile, "redact-file", nil, "also mask the values in this file, one per line (repeatable)")
+	fs.StringArrayVar(&o.redactFile, "redact-file", nil, "also mask the values in this file, one per line (repeatable; 16K in all)")
 	fs.StringArrayVar(&o.redactPat, "redact-pattern", nil, "also mask matches of this regular expression (repeatable)")
 	fs.BoolVar(&o.noLabel, "no-label", false, "leave the command out of the receipt")
 	fs.StringVar(&o.pty, "pty", "auto", "give the command terminals for stdout and stderr: auto|always|never")
@@ -277,10 +278,49 @@ func (o *options) config(argv []string) (runner.Config, error) {
 			return cfg, fmt.Errorf("invalid %s %v: must not be negative", o.source(v.name), v.d)
 		}
 	}
-	if o.stdoutChars < 0 || o.stderrChars < 0 {
-		return cfg, errors.New("preview budgets must not be negative")
+	for _, v := range []struct {
+		name     string
+		n        int64
+		min, max int64
+		chars    bool // a count of characters, else a size in bytes
+	}{
+		{"stdout-chars", int64(o.stdoutChars), 0, maxPreviewChars, true},
+		{"stderr-chars", int64(o.stderrChars), 0, maxPreviewChars, true},
+		{"preview-bytes", int64(o.previewBytes), 0, maxPreviewBytes, false},
+		{"queue-bytes", int64(o.queueBytes), 1, maxQueueBytes, false},
+	} {
+		if v.n < v.min || v.n > v.max {
+			if v.chars {
+				return cfg, fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, commas(v.max))
+			}
+			return cfg, fmt.Errorf("invalid %s %s: want %s to %s bytes", o.source(v.name), humanSize(v.n), humanSize(v.min), humanSize(v.max))
+		}
 	}
 	return cfg, nil
+}
+
+// Bounds of the size and count flags that cost memory (issue 13). The
+// other sizes (--max-capture-bytes, --dir-quota) are bounded by what a
+// size can say, 4096T (size.go).
+const (
+	// maxPreviewChars bounds --stdout-chars and --stderr-chars: a preview
+	// keeper holds about 5 bytes per character of budget, and stderr's
+	// keeper both budgets (SPEC §5), so at most about 10 MB.
+	maxPreviewChars = 1_000_000
+	// maxPreviewBytes bounds --preview-bytes: two full budgets of 4-byte
+	// characters, with room for markers, fit in it.
+	maxPreviewBytes = 16 << 20
+	// maxQueueBytes bounds --queue-bytes, memory that a slow disk fills.
+	maxQueueBytes = 1 << 30
+)
+
+// commas writes n with thousands separators: 1,000,000.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func isVerb(w string) bool {

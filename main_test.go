@@ -411,6 +411,8 @@ func TestSizeParsing(t *testing.T) {
 		{"1G", 1 << 30, true}, {"8MiB", 8 << 20, true}, {"2KiB", 2 << 10, true}, {"3GiB", 3 << 30, true},
 		{"10B", 10, true}, {"1kb", 1 << 10, true}, {"-1", 0, false}, {"1.5M", 0, false}, {"M", 0, false},
 		{"", 0, false}, {"12X", 0, false},
+		{"4096T", 1 << 52, true}, {"4097T", 0, false}, {"4503599627370497", 0, false},
+		{"9223372036854775807", 0, false}, {"99999999999999999999", 0, false}, {"-99999999999999999999", 0, false},
 	}
 	for _, tt := range tests {
 		got, err := parseSize(tt.in)

@@ -332,7 +332,8 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 
 // verbShow is `capwrap show ID` (SPEC §8): receipt.json as written; for a
 // running capture the live receipt with the sizes committed so far; for an
-// abandoned one the live receipt marked partial (abandoned).
+// abandoned one the live receipt marked partial (abandoned), its process
+// state unknown.
 func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 	fs := verbFlags("show")
 	if !parseVerb(fs, args, 1, "capwrap show ID", d) {
@@ -376,7 +377,10 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 		s.st.File = ptr(s.f.Path)
 	}
 	if e.Abandoned {
+		// The live receipt said running when capwrap wrote it; nobody
+		// is left to know what became of the process since.
 		rc.Capture = store.CaptureState{State: store.StatePartial, Reason: ptr(store.ReasonAbandoned)}
+		rc.Process.State, rc.Process.ExitCode, rc.Process.Signal = e.ProcessStatus()
 		if rc.Process.Reason == nil {
 			rc.Process.Reason = ptr("unknown: capwrap ended without writing the receipt")
 		}

@@ -33,7 +33,16 @@ import (
 // times the output switches streams, not with the number of writes. It
 // holds at most MaxArrivalRecords records (24 bytes each, 1.5 MiB); a
 // full index ends with a record of stream 0xFF and the rest of the output
-// is not indexed. The index is not charged to the directory quota.
+// is not indexed.
+//
+// The index is charged to the directory quota (Limits.DirQuota) like the
+// stream files: its writer reserves each growth of the file before writing
+// it, the ledger counts the file, and where the quota has no room for
+// more the index stops after the last whole record that fits, without an
+// end record (a reader then finds an index that ends before the output,
+// as after a crash). It is not charged to Limits.MaxCaptureBytes, which
+// counts the streams' bytes only: a capture takes at most MaxCaptureBytes
+// plus 1.5 MiB of index plus its receipts.
 const (
 	arrivalName       = "arrival.idx"
 	arrivalMagic      = "capwrap-arr1\x00\x00\x00\x00"
@@ -84,8 +93,10 @@ func (r arrivalRec) encode(b []byte) {
 // of the Arrival writes them, so a slow disk never blocks the pipe
 // reader. A write error ends the index (what was written stays valid).
 type Arrival struct {
-	f     *os.File
-	start time.Time
+	f       *os.File
+	start   time.Time
+	reserve func(n int64) (int64, error) // directory quota; nil without one
+	size    int64                        // bytes of the file, charged to the quota; owned by run
 
 	mu      sync.Mutex
 	off     [2]int64     // bytes seen per stream
@@ -103,8 +114,22 @@ type Arrival struct {
 
 // Arrival creates the capture's arrival index, arrival.idx (0600,
 // exclusively), and starts its writer goroutine; start is the time the
-// records' Elapsed counts from. The caller must Close it.
+// records' Elapsed counts from. The caller must Close it. When the
+// directory quota has no room left even for the index's header, Arrival
+// creates nothing and returns a nil *Arrival and no error: the capture
+// runs on without an index (its streams are at the quota too).
 func (c *Capture) Arrival(start time.Time) (*Arrival, error) {
+	var reserve func(int64) (int64, error)
+	if c.lim.DirQuota > 0 {
+		reserve = c.reserve
+		n, err := reserve(arrivalHeaderSize)
+		if err != nil {
+			return nil, err
+		}
+		if n < arrivalHeaderSize {
+			return nil, nil
+		}
+	}
 	f, err := c.root.OpenFile(arrivalName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
@@ -117,7 +142,7 @@ func (c *Capture) Arrival(start time.Time) (*Arrival, error) {
 		f.Close()
 		return nil, err
 	}
-	a := &Arrival{f: f, start: start, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	a := &Arrival{f: f, start: start, reserve: reserve, size: arrivalHeaderSize, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go a.run()
 	return a, nil
 }
@@ -215,7 +240,12 @@ func (a *Arrival) run() {
 		a.dirty = false
 		a.mu.Unlock()
 
-		_, err := a.f.WriteAt(buf, arrivalHeaderSize+int64(base)*arrivalRecordSize)
+		off := arrivalHeaderSize + int64(base)*arrivalRecordSize
+		buf, full, err := a.charge(buf, off)
+		if err == nil && len(buf) > 0 {
+			_, err = a.f.WriteAt(buf, off)
+			a.size = max(a.size, off+int64(len(buf)))
+		}
 
 		a.mu.Lock()
 		// Keep the last record written: it may still grow.
@@ -226,11 +256,36 @@ func (a *Arrival) run() {
 			a.stopped = true
 			a.recs, a.dirty = nil, false
 		}
+		if full {
+			a.stopped = true
+			a.recs, a.dirty = nil, false
+		}
 		if a.closed {
 			a.signal() // write what Close left, then exit
 		}
 		a.mu.Unlock()
 	}
+}
+
+// charge reserves directory quota for the growth of the file that writing
+// buf at off makes, and returns the part of buf to write: all of it, or
+// the whole records that fit the quota, with full set. The error is the
+// ledger's. Called by run only.
+func (a *Arrival) charge(buf []byte, off int64) ([]byte, bool, error) {
+	grow := off + int64(len(buf)) - a.size
+	if a.reserve == nil || grow <= 0 {
+		return buf, false, nil
+	}
+	got, err := a.reserve(grow)
+	if err != nil {
+		return nil, false, fmt.Errorf("directory quota: %w", err)
+	}
+	a.size += got // reserved: the ledger counts it until the file has it
+	if got == grow {
+		return buf, false, nil
+	}
+	fit := (a.size - off) / arrivalRecordSize * arrivalRecordSize
+	return buf[:max(fit, 0)], true, nil
 }
 
 // Close writes the records still in memory and closes the index file. It

@@ -159,3 +159,88 @@ func TestOpenExisting(t *testing.T) {
 	}
 	d.Close()
 }
+
+// TestArrivalCountsAgainstDirQuota: arrival.idx is charged to the
+// directory quota like the stream files (issue 13 item 8.6): the ledger
+// counts it, and the index stops, at a record boundary, where the quota
+// does. Output that switches streams at every byte makes 24 bytes of index
+// per byte of output.
+func TestArrivalCountsAgainstDirQuota(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		quota int64
+		pairs int // stdout byte, stderr byte
+	}{
+		{"index stops at the quota", 64 << 10, 5000},
+		{"everything fits", 1 << 20, 1000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _, err := Open(filepath.Join(t.TempDir(), "tool-outputs"), true, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			lim := Limits{DirQuota: tc.quota, QuotaChunk: 4 << 10}
+			c, err := d.Create(time.Now(), lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := c.Arrival(time.Now())
+			if err != nil || a == nil {
+				t.Fatalf("Arrival: %v %v", a, err)
+			}
+			out := io.MultiWriter(c.Stream(Stdout), a.Writer(Stdout))
+			errw := io.MultiWriter(c.Stream(Stderr), a.Writer(Stderr))
+			for range tc.pairs {
+				out.Write([]byte("o"))
+				errw.Write([]byte("e"))
+			}
+			if err := a.Close(); err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Finalize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Publish(&Receipt{Schema: Schema}); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(d.Abs(), c.ID())
+			size := func(name string) int64 {
+				fi, err := os.Stat(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return fi.Size()
+			}
+			streams := size("stdout.log") + size("stderr.log")
+			idx := size(arrivalName)
+			if streams+idx > tc.quota {
+				t.Errorf("streams %d + arrival.idx %d = %d bytes > quota %d", streams, idx, streams+idx, tc.quota)
+			}
+			if (idx-arrivalHeaderSize)%arrivalRecordSize != 0 {
+				t.Errorf("arrival.idx is %d bytes: not whole records", idx)
+			}
+			d.quotaMu.Lock()
+			used, err := d.usage("")
+			d.quotaMu.Unlock()
+			if err != nil || used != streams+idx {
+				t.Errorf("ledger charges %d bytes (%v), want streams %d + index %d", used, err, streams, idx)
+			}
+			recs, _ := readArrival(t, d, c.ID())
+			var covered int64
+			for _, r := range recs {
+				covered += r.Length
+			}
+			all := int64(2 * tc.pairs)
+			switch {
+			case streams+int64(2*tc.pairs)*arrivalRecordSize+arrivalHeaderSize <= tc.quota:
+				if res.State != StateComplete || covered != all {
+					t.Errorf("state %s, index covers %d of %d bytes", res.State, covered, all)
+				}
+			case covered >= all || len(recs) == 0:
+				t.Errorf("index covers %d of %d bytes in %d records: not stopped by the quota", covered, all, len(recs))
+			}
+		})
+	}
+}

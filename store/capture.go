@@ -54,6 +54,13 @@ const (
 	DefaultQuotaChunk      = 1 << 20
 )
 
+// The queue's chunks: one file write each, QueueBytes bytes but at least
+// minChunkBytes and at most maxChunkBytes.
+const (
+	minChunkBytes = 64 << 10
+	maxChunkBytes = 256 << 10
+)
+
 // Limits bound what one capture keeps (SPEC §4 "Limits"). Sizes are in
 // bytes.
 type Limits struct {
@@ -66,7 +73,9 @@ type Limits struct {
 	// capture partial with reason directory_quota.
 	DirQuota int64
 	// QueueBytes bounds the bytes queued between StreamWriter.Write and the
-	// file writer, both streams together; 0 means DefaultQueueBytes.
+	// file writer, both streams together; 0 means DefaultQueueBytes. An
+	// empty queue always takes one chunk (QueueBytes clamped to 64 KiB ..
+	// 256 KiB), so a smaller QueueBytes costs speed, never bytes.
 	QueueBytes int64
 	// StallTimeout is how long a full queue waits for the file writer to
 	// make progress before persistence stops with reason writer_stalled;
@@ -253,7 +262,7 @@ func (d *Dir) create(id string, lim Limits) (_ *Capture, err error) {
 	if err := flock(c.dirf, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		return nil, fmt.Errorf("lock capture directory: %w", err)
 	}
-	c.chunkBytes = int(min(lim.QueueBytes, 256<<10))
+	c.chunkBytes = int(min(max(lim.QueueBytes, minChunkBytes), maxChunkBytes))
 	for i, name := range []string{Stdout, Stderr} {
 		f, err := c.root.OpenFile(name+liveSuffix, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
@@ -283,6 +292,9 @@ func (d *Dir) create(id string, lim Limits) (_ *Capture, err error) {
 
 // ID returns the capture ID, e.g. "20261130T030612Z-k3j4h5g6x2".
 func (c *Capture) ID() string { return c.id }
+
+// Dir returns the tool-outputs directory that holds the capture.
+func (c *Capture) Dir() *Dir { return c.d }
 
 // Path returns the capture directory relative like [Dir.Path], e.g.
 // "tool-outputs/<ID>".

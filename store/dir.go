@@ -70,6 +70,8 @@ type Dir struct {
 
 	quotaMu sync.Mutex // flock is per open file: serialize in-process too
 
+	fallback bool // Open fell back to FallbackPath
+
 	// Test hooks.
 	random     func([]byte) (int, error)
 	afterMkdir func(tmpName string)
@@ -112,6 +114,7 @@ func Open(path string, chosen bool, getenv func(string) string) (*Dir, []string,
 	if err2 != nil {
 		return nil, nil, fmt.Errorf("%v; fallback %s: %w", err, fb, err2)
 	}
+	d.fallback = true
 	warns = append([]string{fmt.Sprintf("cannot use %s (%v); captures go to %s", path, unusable.err, fb)}, warns...)
 	return d, warns, nil
 }
@@ -301,6 +304,12 @@ func (d *Dir) Path() string { return d.path }
 // Abs returns the absolute path of the tool-outputs directory.
 func (d *Dir) Abs() string { return d.abs }
 
+// Fallback reports whether [Open] fell back to [FallbackPath] because the
+// default location could not be used. A `capwrap read` run later from the
+// same place would look in the default location, so it must be given this
+// directory (--dir).
+func (d *Dir) Fallback() bool { return d.fallback }
+
 // Root returns the os.Root through which every file of the directory is
 // reached. It is closed by [Dir.Close].
 func (d *Dir) Root() *os.Root { return d.root }
@@ -382,10 +391,15 @@ func renameNoReplace(root *os.Root, dir *os.File, oldname, newname string) error
 // exclusively (0600, never following a symlink planted there), writes,
 // fsyncs and closes it, then renames it into place. With noReplace the
 // rename fails when name exists. The temporary file is removed on failure.
+// The fixed temporary name suits a capture directory, private to one
+// capwrap; a place shared with others takes a random one (replaceFile).
 func writeAtomic(root *os.Root, dir *os.File, name string, data []byte, noReplace bool) (err error) {
 	tmp := name + ".tmp"
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
+		return err
+	}
+	if err := writeTemp(root, f, tmp, data); err != nil {
 		return err
 	}
 	defer func() {
@@ -393,18 +407,6 @@ func writeAtomic(root *os.Root, dir *os.File, name string, data []byte, noReplac
 			root.Remove(tmp)
 		}
 	}()
-	if err = f.Chmod(0o600); err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err2 := f.Close(); err == nil {
-		err = err2
-	}
-	if err != nil {
-		return err
-	}
 	if noReplace {
 		return renameNoReplace(root, dir, tmp, name)
 	}

@@ -28,6 +28,11 @@
 // of arrival, never more than a given number of bytes, and [Dir.Remove]
 // is the one deletion. Flags, usage errors and hints stay with the CLI.
 //
+// [WriteReceiptFile] is the one write outside the directory: a receipt
+// for --receipt-file, published atomically over a regular file (or a new
+// name) through a random temporary name, or streamed to a FIFO or
+// character device, never replacing anything else.
+//
 // # Limits and faults
 //
 // What each one does to the capture; the caller copies Result into the

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -150,6 +151,46 @@ func TestBackPressureLosesNothing(t *testing.T) {
 		t.Fatalf("result %+v %v", res, err)
 	}
 	c.Publish(&Receipt{Schema: Schema})
+}
+
+// countingWriter counts the file writes of a stream.
+type countingWriter struct {
+	*os.File
+	n *atomic.Int64
+}
+
+func (w countingWriter) Write(p []byte) (int, error) {
+	w.n.Add(1)
+	return w.File.Write(p)
+}
+
+// TestSmallQueueAdmitsAChunk: a queue smaller than one chunk (--queue-bytes
+// 1) still takes a whole chunk when it is empty. It used to cut the
+// stream into writes of QueueBytes bytes, a file write and a hand-over per
+// byte: so slow that a child's pipe could not be drained before the drain
+// timeout, and its tail was lost.
+func TestSmallQueueAdmitsAChunk(t *testing.T) {
+	for _, q := range []int64{1, 1000, minChunkBytes - 1} {
+		t.Run(fmt.Sprint(q), func(t *testing.T) {
+			d := mustOpen(t, t.TempDir())
+			var writes atomic.Int64
+			d.wrapFile = func(stream string, f *os.File) fileWriter { return countingWriter{f, &writes} }
+			c, err := d.Create(time.Now(), Limits{QueueBytes: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := pattern(256 << 10)
+			writeAll(c.Stream(Stdout), data, 256<<10) // one pipe read's worth
+			res, err := c.Finalize()
+			if err != nil || res.State != StateComplete || res.Stdout.Committed != int64(len(data)) {
+				t.Fatalf("result %+v %v", res, err)
+			}
+			if n, want := writes.Load(), int64(len(data)/minChunkBytes); n > want {
+				t.Errorf("%d file writes for %d bytes, want at most %d (chunks of %d bytes)", n, len(data), want, minChunkBytes)
+			}
+			c.Publish(&Receipt{Schema: Schema})
+		})
+	}
 }
 
 func TestShortWriteEIO(t *testing.T) {

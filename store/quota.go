@@ -15,16 +15,18 @@ import (
 // Nothing but the files on disk is trusted. A capture that wants to write n
 // more bytes than it has reserved takes the directory lock (flock on .lock,
 // plus a mutex for captures of the same process) and rebuilds the ledger:
-// for every capture directory, the sizes of its four stream files, and, if
-// the capture is running (its directory's flock is held), the larger of that
-// and the reservation recorded in its "reservation" file. A capture that is
-// not running counts only its file sizes, so a crashed capture never holds
-// quota beyond the bytes it actually left. The capture then records its new
-// reservation (whole chunks, never beyond the quota) in its own reservation
-// file and releases the lock. Publish removes the file; a crash leaves it,
-// harmless once the lock is free. Its writers only write bytes covered by the
-// reservation, so the sum of all stream files in the directory never exceeds
-// the quota.
+// for every capture directory, the sizes of its four stream files and of
+// its arrival index (arrival.idx), and, if the capture is running (its
+// directory's flock is held), the larger of that and the reservation
+// recorded in its "reservation" file. A capture that is not running counts
+// only its file sizes, so a crashed capture never holds quota beyond the
+// bytes it actually left. The capture then records its new reservation
+// (whole chunks, never beyond the quota) in its own reservation file and
+// releases the lock. Publish removes the file; a crash leaves it, harmless
+// once the lock is free. Its stream writers and its arrival index only
+// write bytes covered by the reservation, so the stream files and indexes
+// in the directory never exceed the quota together. Receipts, the
+// reservation file and .lock are not charged (a few KiB per capture).
 
 // reserve returns how many of the next n bytes the caller may write, at most
 // n; fewer means the directory quota is reached. The error reports a failure
@@ -189,13 +191,17 @@ func (d *Dir) writeLedgerCache(cache map[string]int64) {
 	}
 }
 
-// streamBytes sums the sizes of a capture's two stream files.
+// streamBytes sums the sizes of a capture's two stream files and of its
+// arrival index: what the directory quota charges it.
 func (d *Dir) streamBytes(id string) int64 {
 	var n int64
 	for _, s := range []string{Stdout, Stderr} {
 		if fi, _ := d.streamFile(id, s); fi != nil {
 			n += fi.Size()
 		}
+	}
+	if fi, err := d.root.Lstat(id + "/" + arrivalName); err == nil && fi.Mode().IsRegular() {
+		n += fi.Size()
 	}
 	return n
 }

@@ -225,6 +225,9 @@ func TestOpenFallback(t *testing.T) {
 			if d.Path() != tc.want {
 				t.Errorf("Path = %q, want %q", d.Path(), tc.want)
 			}
+			if !d.Fallback() {
+				t.Error("Fallback() = false after a fallback")
+			}
 			if len(warns) != 1 || !strings.Contains(warns[0], tc.want) {
 				t.Errorf("warnings = %q", warns)
 			}
@@ -269,8 +272,11 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Close()
-	if !strings.HasPrefix(d.Path(), filepath.Join(base, "state")) || len(warns) != 1 {
-		t.Errorf("Path %q warnings %q", d.Path(), warns)
+	if !strings.HasPrefix(d.Path(), filepath.Join(base, "state")) || len(warns) != 1 || !d.Fallback() {
+		t.Errorf("Path %q warnings %q fallback %v", d.Path(), warns, d.Fallback())
+	}
+	if d := mustOpen(t, filepath.Join(base, "usable")); d.Fallback() {
+		t.Error("Fallback() = true for a usable directory")
 	}
 }
 

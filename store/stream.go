@@ -21,8 +21,9 @@ type fileWriter interface {
 }
 
 // StreamWriter is the io.Writer for one stream of a capture. Write copies
-// the bytes into a bounded queue (Limits.QueueBytes, both streams together)
-// that a goroutine of its own writes to the stream's .live file in large
+// the bytes into a bounded queue (Limits.QueueBytes, both streams together;
+// an empty queue takes at least one chunk of 64 KiB) that a goroutine of
+// its own writes to the stream's .live file in large
 // writes; the caller never does a file write. Write is meant for one
 // goroutine per stream (the pipe reader).
 type StreamWriter struct {
@@ -71,6 +72,12 @@ func (s *StreamWriter) Write(p []byte) (int, error) {
 	}
 	for len(data) > 0 && !c.stopped {
 		space := c.lim.QueueBytes - c.queued
+		if c.queued == 0 {
+			// An empty queue takes a whole chunk, however small
+			// QueueBytes is: a queue of one byte would otherwise cost
+			// a file write and a hand-over per byte.
+			space = max(space, int64(c.chunkBytes))
+		}
 		if space <= 0 {
 			if !c.waitProgress(s.timer, c.lim.StallTimeout) && !c.stopped && c.queued >= c.lim.QueueBytes {
 				c.stop(ReasonWriterStalled, nil)

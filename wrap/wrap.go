@@ -728,12 +728,14 @@ func reclaimForeground(childPgid int) {
 }
 
 // failStart records a spawn failure, classifying it as not found (127) or
-// found but not executable (126) the way POSIX shells do.
+// found but not executable (126) the way POSIX shells do. An empty command
+// name is not found, as sh and env say; os/exec reports it only by the
+// text of an unexported error.
 func failStart(res Result, err error) Result {
 	res.State = StateNotStarted
 	res.StartErr = err
 	switch {
-	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist), err.Error() == "exec: no command":
 		res.NotFound = true
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOEXEC),
 		errors.Is(err, syscall.EISDIR):

@@ -84,13 +84,18 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 // stream names a stream's file and read-back command for the preview's
 // omission marker, and how much of the stream the file holds (committed
 // bytes, after redaction, like the keeper's). Without a capture there is
-// nothing to name or read back.
+// nothing to name or read back. The command names the tool-outputs
+// directory when the user chose it, and when capwrap fell back to the
+// state directory (SPEC §4), where a plain `capwrap read` would not look.
 func (p *footerPresenter) stream(c *store.Capture, name string, k *preview.Keeper, committed int64) preview.Stream {
 	st := preview.Stream{Keeper: k, Name: name}
 	if c != nil {
-		cmd := "capwrap"
-		if p.cfg.Dir != "" {
-			cmd += " --dir " + preview.ShellQuote(p.cfg.Dir)
+		cmd, dir := "capwrap", p.cfg.Dir
+		if d := c.Dir(); dir == "" && d.Fallback() {
+			dir = d.Path()
+		}
+		if dir != "" {
+			cmd += " --dir " + preview.ShellQuote(dir)
 		}
 		cmd += " read " + c.ID()
 		if name == store.Stderr {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -101,6 +100,9 @@ func prepare(cfg Config) (*run, error) {
 	var err error
 	if r.policy, err = startPolicy(cfg.Redaction, cfg.Environ); err != nil {
 		d.Errorf("%v", err)
+		if h := hintOf(err); h != "" {
+			d.Hintf("%s", h)
+		}
 		return nil, err
 	}
 	if r.out.PTY, r.stderrPipe, err = choosePTY(cfg.PTY, mode, isatty.IsTerminal(cfg.Stdin.Fd()), d); err != nil {
@@ -401,26 +403,20 @@ func choosePTY(flag When, mode Mode, interactive bool, d Diag) (use, stderrPipe 
 }
 
 // startErrorText says why the command did not start, in the words of a
-// shell (127 not found, 126 not executable).
+// shell (127 not found, 126 not executable); the name is written as a
+// shell word, so that an empty one shows as two single quotes.
 func startErrorText(name string, res wrap.Result) string {
 	switch {
 	case res.NotFound:
-		return fmt.Sprintf("command not found: %s", name)
+		return fmt.Sprintf("command not found: %s", preview.ShellQuote(name))
 	case res.NotExecutable:
 		return fmt.Sprintf("cannot execute %s: %v", name, store.UnwrapPath(res.StartErr))
 	}
 	return fmt.Sprintf("cannot start %s: %v", name, res.StartErr)
 }
 
-// writeReceiptFile writes the receipt, pretty JSON, to --receipt-file.
+// writeReceiptFile writes the receipt, pretty JSON, to --receipt-file
+// (store.WriteReceiptFile says what each kind of path gets).
 func writeReceiptFile(path string, rc *store.Receipt) error {
-	b, err := rc.MarshalPretty()
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return store.WriteReceiptFile(path, rc)
 }

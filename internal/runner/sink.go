@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -90,6 +92,54 @@ func (l *liveWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// maxRedactFileBytes bounds the bytes read from the --redact-file files,
+// all of them together, line ends included. The matcher built from their
+// values costs about 1 KiB of memory per byte of values (peak RSS of
+// "capwrap --redact-file F -- true", lines of 16 to 1000 random bytes:
+// 10 MiB without F; 15 MiB for 8 KiB; 25 MiB for 16 KiB; 42 MiB for
+// 32 KiB; 76 MiB for 64 KiB; 1.1 GiB for 1 MiB), so this bound keeps
+// capwrap within SPEC §9's 32 MiB. Reading stops at the bound plus one
+// byte: /dev/zero or a huge file is refused, not read to the end.
+const maxRedactFileBytes = 16 << 10
+
+// readBounded reads the file at path, at most n+1 bytes of it.
+func readBounded(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n+1))
+}
+
+// hintedError is a refusal that comes with what to do about it; prepare
+// says the hint after the error.
+type hintedError struct {
+	err  error
+	hint string
+}
+
+func (e hintedError) Error() string { return e.err.Error() }
+func (e hintedError) Unwrap() error { return e.err }
+
+// hintOf is the hint that err carries, or "".
+func hintOf(err error) string {
+	var h hintedError
+	if errors.As(err, &h) {
+		return h.hint
+	}
+	return ""
+}
+
+// commas writes n with thousands separators: 16,384.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // startPolicy starts building the redaction policy of SPEC §6 and returns
 // a function that waits for it; the policy is nil with redaction off. What
 // can refuse the run (an unreadable --redact-file, a bad --redact-pattern)
@@ -100,11 +150,19 @@ func startPolicy(r Redaction, environ []string) (func() (*redact.Policy, error),
 		return func() (*redact.Policy, error) { return nil, nil }, nil
 	}
 	var values []string
+	left := int64(maxRedactFileBytes)
 	for _, f := range r.Files {
-		b, err := os.ReadFile(f)
+		b, err := readBounded(f, left)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read --redact-file %s: %v", f, store.UnwrapPath(err))
 		}
+		if int64(len(b)) > left {
+			return nil, hintedError{
+				err:  fmt.Errorf("--redact-file %s: more than %d KiB (%s bytes), all --redact-file files together", f, maxRedactFileBytes>>10, commas(maxRedactFileBytes)),
+				hint: "mask fewer values, or match their shape with --redact-pattern REGEX (capwrap help redact-file)",
+			}
+		}
+		left -= int64(len(b))
 		for _, line := range strings.Split(string(b), "\n") {
 			if v := strings.TrimRight(line, "\r"); v != "" {
 				values = append(values, v)
