@@ -30,7 +30,7 @@ var version = ""
 
 // verbs are the words that, first on the command line and before any "--",
 // select a secondary verb instead of starting a command (SPEC §1).
-var verbs = []string{"list", "show", "read", "prune", "help"}
+var verbs = []string{"list", "show", "read", "prune", "wait", "stop", "help"}
 
 // exitUsage is capwrap's status when it could not start: bad flags, an
 // unusable tool-outputs directory (SPEC §3).
@@ -61,23 +61,26 @@ type options struct {
 	stallTimeout time.Duration
 	tee, preview bool
 	quiet        bool
-	receiptFile  string
-	stdoutChars  int
-	stderrChars  int
-	previewBytes size
-	maxCapture   size
-	dirQuota     size
-	queueBytes   size
-	strict       bool
-	noRedact     bool
-	redactEnv    []string
-	redactFile   []string
-	redactPat    []string
-	noLabel      bool
-	pty          string
-	color        string
-	help         bool
-	version      bool
+	background   bool
+	// backgroundAfter is --background-after (0: never).
+	backgroundAfter time.Duration
+	receiptFile     string
+	stdoutChars     int
+	stderrChars     int
+	previewBytes    size
+	maxCapture      size
+	dirQuota        size
+	queueBytes      size
+	strict          bool
+	noRedact        bool
+	redactEnv       []string
+	redactFile      []string
+	redactPat       []string
+	noLabel         bool
+	pty             string
+	color           string
+	help            bool
+	version         bool
 
 	// fromEnv names the flags whose value came from a CAPWRAP_* variable,
 	// so that errors name what the user actually set.
@@ -107,6 +110,8 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.preview, "preview", false, "print a bounded preview and the receipt after the command ends")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the receipt line")
 	fs.StringVar(&o.receiptFile, "receipt-file", "", "also write the receipt as JSON to this path")
+	fs.BoolVar(&o.background, "background", false, "run the command as a background job: print its launch receipt and exit 0")
+	fs.DurationVar(&o.backgroundAfter, "background-after", 0, "hand the command back as a background job (exit 75) if it still runs after this long")
 	fs.DurationVar(&o.timeout, "timeout", 0, "send SIGTERM to the command's process group after this long (0: never)")
 	fs.DurationVar(&o.killAfter, "kill-after", 5*time.Second, "then SIGKILL after this long")
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Second, "wait this long for end of output after the command exits")
@@ -182,6 +187,13 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	if len(args) > 0 && args[0] == wrap.WatchdogArg {
 		return wrap.WatchdogMain(stdin, args[1:]), 0
 	}
+	var job *runner.Job
+	if len(args) > 1 && args[0] == runner.SuperviseArg {
+		// A background job's supervisor (SPEC §10): the launcher's own
+		// arguments follow, the link is descriptor 3.
+		job = &runner.Job{Link: os.NewFile(3, "link"), Detach: args[1] == "detach"}
+		args = args[2:]
+	}
 	d := diag{stderr}
 	var o options
 	fs := newFlagSet(&o)
@@ -206,6 +218,9 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		return 0, 0
 	}
 	if len(rest) > 0 && fs.ArgsLenAtDash() != 0 && isVerb(rest[0]) {
+		if rest[0] == "wait" { // exits as the job's command did, its signal re-raised
+			return verbWait(rest[1:], &o, stdout, d)
+		}
 		return runVerb(rest[0], rest[1:], &o, stdout, stderr), 0
 	}
 	if len(rest) == 0 {
@@ -219,6 +234,12 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		return exitUsage, 0
 	}
 	cfg.Stdin, cfg.Stdout, cfg.Stderr, cfg.Diag = stdin, stdout, stderr, d
+	switch {
+	case job != nil:
+		cfg.Job = job
+	case o.background || o.backgroundAfter > 0:
+		return runner.Launch(cfg, args, o.background, o.backgroundAfter)
+	}
 	out := runner.Run(cfg)
 	return out.ExitStatus(), out.Reraise()
 }
@@ -230,6 +251,14 @@ func flagError(err error) string {
 		return "unknown flag: -h"
 	}
 	return strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0])
+}
+
+// jobFlag names the flag that made the run a job, for messages.
+func (o *options) jobFlag() string {
+	if o.background {
+		return o.source("background")
+	}
+	return o.source("background-after")
 }
 
 // config validates the values that pflag cannot and returns the run of
@@ -269,6 +298,14 @@ func (o *options) config(argv []string) (runner.Config, error) {
 	}
 	if n > 1 {
 		return cfg, errors.New("--tee, --preview and --quiet exclude each other")
+	}
+	switch {
+	case o.background && o.backgroundAfter > 0:
+		return cfg, errors.New("--background and --background-after exclude each other")
+	case (o.background || o.backgroundAfter > 0) && cfg.Keep == runner.Never:
+		return cfg, fmt.Errorf("--keep never and %s exclude each other: a job's capture is what capwrap wait and read need", o.jobFlag())
+	case o.backgroundAfter < 0:
+		return cfg, fmt.Errorf("invalid %s %v: must not be negative", o.source("background-after"), o.backgroundAfter)
 	}
 	for _, v := range []struct {
 		name string

@@ -33,7 +33,7 @@ import (
 )
 
 const (
-	readUsage        = "capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N] [--lines A:B] [--grep REGEX [--max N]] [--follow] [--interleaved]"
+	readUsage        = "capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N] [--lines A:B] [--grep REGEX [--max N]] [--follow [--timeout D] [--until REGEX]] [--interleaved]"
 	readDefaultLimit = 64 << 10 // --limit default, bytes
 	readStatusPrefix = "capwrap-read "
 )
@@ -69,7 +69,7 @@ func readQuery(args []string, d diag) (store.ReadQuery, string, int) {
 	fs := verbFlags("read")
 	var q store.ReadQuery
 	var offset, limit size = 0, readDefaultLimit
-	var lines, grep string
+	var lines, grep, until string
 	fs.StringVarP(&q.Stream, "stream", "s", "stdout", "the stream to read: stdout or stderr")
 	fs.Var(&offset, "offset", "start at this byte offset (bytes, or 64K, 1M...)")
 	fs.Var(&limit, "limit", "print at most this many bytes")
@@ -77,12 +77,14 @@ func readQuery(args []string, d diag) (store.ReadQuery, string, int) {
 	fs.StringVarP(&grep, "grep", "e", "", "print the lines matching this regular expression, with line numbers")
 	fs.IntVar(&q.Max, "max", 0, "with --grep: stop after this many matching lines (0: no limit but --limit)")
 	fs.BoolVarP(&q.Follow, "follow", "f", false, "wait for new bytes of a running capture until it ends")
+	fs.DurationVar(&q.FollowTimeout, "timeout", 0, "with --follow: stop waiting after this long (0: when the capture ends)")
+	fs.StringVar(&until, "until", "", "with --follow: stop after the first line matching this regular expression")
 	fs.BoolVar(&q.Interleaved, "interleaved", false, "stdout and stderr merged in their order of arrival at capwrap")
 	if !parseVerb(fs, args, 1, readUsage, d) {
 		return q, "", verbUsage
 	}
 	q.Offset, q.Limit = int64(offset), int64(limit)
-	if err := completeReadQuery(&q, fs, lines, grep); err != nil {
+	if err := completeReadQuery(&q, fs, lines, grep, until); err != nil {
 		d.Errorf("read: %v", err)
 		d.Hintf("usage: %s (capwrap help read)", readUsage)
 		return q, "", verbUsage
@@ -92,7 +94,7 @@ func readQuery(args []string, d diag) (store.ReadQuery, string, int) {
 
 // completeReadQuery checks the flags parsed into q and adds --lines and
 // --grep to it; the error is the usage error to print.
-func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep string) error {
+func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep, until string) error {
 	if q.Stream != store.Stdout && q.Stream != store.Stderr {
 		return fmt.Errorf("invalid --stream %q: want stdout or stderr", q.Stream)
 	}
@@ -122,7 +124,18 @@ func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep string
 		}
 		q.Grep = re
 	}
+	if until != "" {
+		re, err := regexp.Compile(until)
+		if err != nil {
+			return fmt.Errorf("invalid --until: %v", err)
+		}
+		q.Until = re
+	}
 	switch {
+	case (q.Until != nil || fs.Changed("timeout")) && !q.Follow:
+		return errors.New("--timeout and --until need --follow")
+	case q.FollowTimeout < 0:
+		return fmt.Errorf("invalid --timeout %v: must not be negative", q.FollowTimeout)
 	case q.Follow && q.Grep != nil:
 		return errors.New("--follow and --grep exclude each other")
 	case q.Follow && q.Interleaved:
@@ -140,6 +153,10 @@ func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep string
 // truncated read.
 func readHints(id string, q store.ReadQuery, status store.ReadStatus, d diag) {
 	switch {
+	case status.Matched:
+		d.Hintf("capture %s printed a line matching --until; it runs on", id)
+	case status.TimedOut:
+		d.Hintf("capture %s still runs after --timeout %v: this is what it committed so far; continue with --offset %d", id, q.FollowTimeout, status.NextOffset)
 	case status.Running && !q.Follow:
 		d.Hintf("capture %s is still running: this is the %d bytes committed so far; --follow waits for the rest", id, status.Size)
 	case status.Removed:

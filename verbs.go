@@ -41,7 +41,7 @@ func runVerb(name string, args []string, o *options, stdout, stderr *os.File) in
 		}
 		if !printHelp(stdout, topic) {
 			d.Errorf("no help on %q", topic)
-			d.Hintf("capwrap help flags lists the flags; verbs are list, show, read, prune")
+			d.Hintf("capwrap help flags lists the flags; verbs are list, show, read, prune, wait, stop")
 			return 2
 		}
 		return 0
@@ -53,6 +53,11 @@ func runVerb(name string, args []string, o *options, stdout, stderr *os.File) in
 		return verbRead(args, o, stdout, d)
 	case "prune":
 		return verbPrune(args, o, stdout, d)
+	case "wait":
+		status, _ := verbWait(args, o, stdout, d)
+		return status
+	case "stop":
+		return verbStop(args, o, stdout, d)
 	}
 	d.Errorf("unknown verb %s", name)
 	return verbUsage
@@ -273,7 +278,13 @@ func listItemOf(dir *store.Dir, e store.Entry, now time.Time) listItem {
 func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 	fs := verbFlags("list")
 	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
-	if !parseVerb(fs, args, 0, "capwrap list [--json]", d) {
+	running := fs.Bool("running", false, "only the captures whose command still runs (background jobs among them)")
+	limit := fs.Int("limit", 0, "at most this many captures, the newest (0: all)")
+	if !parseVerb(fs, args, 0, "capwrap list [--json] [--running] [--limit N]", d) {
+		return verbUsage
+	}
+	if *limit < 0 {
+		d.Errorf("list: invalid --limit %d: must not be negative", *limit)
 		return verbUsage
 	}
 	dir, st := openCaptures(o, d)
@@ -289,7 +300,13 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 	now := time.Now()
 	items := make([]listItem, 0, len(entries))
 	for _, e := range entries {
+		if *running && !(e.Running && !e.Final) {
+			continue
+		}
 		items = append(items, listItemOf(dir, e, now))
+	}
+	if *limit > 0 && len(items) > *limit {
+		items = items[:*limit]
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -120,6 +120,12 @@ func (d *Dir) ReadReceipt(id string, live bool) ([]byte, error) {
 	if live {
 		name = liveReceiptName
 	}
+	return d.readSmall(id, name, 16<<20)
+}
+
+// readSmall reads file name of capture id whole, refusing one larger than
+// max bytes.
+func (d *Dir) readSmall(id, name string, max int64) ([]byte, error) {
 	f, err := d.openCaptureFile(id, name)
 	if err != nil {
 		return nil, err
@@ -129,7 +135,7 @@ func (d *Dir) ReadReceipt(id string, live bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fi.Size() > 16<<20 {
+	if fi.Size() > max {
 		return nil, fmt.Errorf("%s/%s is too large (%d bytes)", id, name, fi.Size())
 	}
 	b := make([]byte, fi.Size())

@@ -61,6 +61,14 @@ type ReadQuery struct {
 	// other stream interrupted). Labels count toward Limit. It excludes
 	// Lines and Grep.
 	Interleaved bool
+	// FollowTimeout, with Follow, stops waiting after this long (0: not
+	// before the capture ends); ReadStatus.TimedOut then says so.
+	FollowTimeout time.Duration
+	// Until, with Follow, stops right after the first line printed that
+	// matches it (waiting until the server says it listens, SPEC §8);
+	// ReadStatus.Matched says so. A line longer than 256 KiB is matched in
+	// pieces.
+	Until *regexp.Regexp
 	// Warnf, when not nil, is told (lowercase, no final period) that an
 	// interleaved read's arrival index ends before the output does.
 	Warnf func(format string, args ...any)
@@ -111,6 +119,10 @@ type ReadStatus struct {
 	// Removed says the capture ended and was not kept (--keep auto on a
 	// compact success, --keep never) while Follow read it.
 	Removed bool `json:"removed,omitempty"`
+	// Matched says a Follow ended at a line matching Until; TimedOut that
+	// it ended at FollowTimeout, the capture still running.
+	Matched  bool `json:"matched,omitempty"`
+	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 // Read prints to w what q asks of capture e (an Entry of d, see [Dir.Entry])
@@ -193,7 +205,7 @@ func (d *Dir) readStream(w *bufio.Writer, e Entry, q ReadQuery) (ReadStatus, err
 		st.NextLine = &g.nextLine
 		return st, err
 	case q.Follow:
-		return d.follow(w, e.ID, f, lo, q.Limit, st)
+		return d.follow(w, e.ID, f, lo, q, st)
 	}
 	n, nl, truncated, err := copyRange(w, f, lo, hi, q.Limit, q.Lines != nil, buf)
 	st.NextOffset, st.Truncated = lo+n, truncated
@@ -351,9 +363,17 @@ func lineAt(firstLine, line int64, past bool) int64 {
 // follow copies stream file f of capture id from lo as it grows until the
 // capture is no longer running (finished or abandoned) or limit bytes were
 // printed. Only committed bytes are read: the file's size when looked at.
-func (d *Dir) follow(w *bufio.Writer, id string, f *os.File, lo, limit int64, st ReadStatus) (ReadStatus, error) {
+func (d *Dir) follow(w *bufio.Writer, id string, f *os.File, lo int64, q ReadQuery, st ReadStatus) (ReadStatus, error) {
 	buf := make([]byte, scanBlock)
-	pos, left := lo, limit
+	pos, left := lo, q.Limit
+	var deadline time.Time
+	if q.FollowTimeout > 0 {
+		deadline = time.Now().Add(q.FollowTimeout)
+	}
+	var until *lineMatcher
+	if q.Until != nil {
+		until = &lineMatcher{re: q.Until}
+	}
 	for {
 		e, err := d.Entry(id) // first the state, then the size: a finished capture's size is final
 		if errors.Is(err, fs.ErrNotExist) {
@@ -371,7 +391,13 @@ func (d *Dir) follow(w *bufio.Writer, id string, f *os.File, lo, limit int64, st
 		size := fi.Size()
 		st.Size, st.Running, st.Final = size, e.Running, e.Final && !e.Running
 		if size > pos && left > 0 {
-			n, _, _, err := copyRange(w, f, pos, size, left, false, buf)
+			end := size
+			if until != nil {
+				if end, st.Matched, err = until.scan(f, pos, min(size, pos+left), buf); err != nil {
+					return st, err
+				}
+			}
+			n, _, _, err := copyRange(w, f, pos, end, left, false, buf)
 			pos += n
 			left -= n
 			st.NextOffset = pos
@@ -383,13 +409,63 @@ func (d *Dir) follow(w *bufio.Writer, id string, f *os.File, lo, limit int64, st
 			}
 		}
 		st.NextOffset = max(pos, st.NextOffset)
-		if left == 0 {
+		switch {
+		case st.Matched:
+			return st, nil
+		case left == 0:
 			st.Truncated = size > pos || e.Running
 			return st, nil
-		}
-		if !e.Running {
+		case !e.Running:
+			return st, nil
+		case !deadline.IsZero() && time.Now().After(deadline):
+			st.TimedOut = true
 			return st, nil
 		}
 		time.Sleep(followPoll)
 	}
+}
+
+// lineMatcher finds the first line matching re in a stream read piece by
+// piece, carrying a partial line over (at most grepBlock bytes of it).
+type lineMatcher struct {
+	re    *regexp.Regexp
+	carry []byte
+}
+
+// scan reads r's bytes [lo, hi) and returns where to stop printing: just
+// after the first line (or grepBlock piece) that matches, with matched
+// true, else hi. A last partial line is carried over to the next scan.
+func (m *lineMatcher) scan(r io.ReaderAt, lo, hi int64, buf []byte) (int64, bool, error) {
+	for pos := lo; pos < hi; {
+		k := min(int64(len(buf)), hi-pos)
+		if err := readBlock(r, buf[:k], pos); err != nil {
+			return pos, false, err
+		}
+		b := buf[:k]
+		for len(b) > 0 {
+			i := bytes.IndexByte(b, '\n')
+			piece, done := b, false
+			if i >= 0 {
+				piece, done = b[:i], true
+			}
+			m.carry = append(m.carry, piece...)
+			if len(m.carry) >= grepBlock {
+				done = true
+			}
+			consumed := len(piece)
+			if i >= 0 {
+				consumed++
+			}
+			b = b[consumed:]
+			pos += int64(consumed)
+			if done {
+				hit := m.re.Match(m.carry)
+				m.carry = m.carry[:0]
+				if hit {
+					return pos, true, nil
+				}
+			}
+		}
+	}
+	return hi, false, nil
 }

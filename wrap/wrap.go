@@ -83,11 +83,11 @@ func ignoredAtStart(sig syscall.Signal) bool {
 	return false
 }
 
-// catchForwarded starts catching on ch the ForwardedSignals that were not
+// CatchForwarded starts catching on ch the ForwardedSignals that were not
 // ignored at start (ignoredAtStart), and ignores SIGQUIT when it counts as
 // ignored at start. Called before the spawn: the child's dispositions are
 // SIG_DFL for what capwrap catches and SIG_IGN for what it ignores.
-func catchForwarded(ch chan<- os.Signal) {
+func CatchForwarded(ch chan<- os.Signal) {
 	var sigs []os.Signal
 	for _, sig := range ForwardedSignals {
 		if !ignoredAtStart(sig.(syscall.Signal)) {
@@ -163,6 +163,11 @@ type Config struct {
 	// Watchdog, when set, is armed with the child's process group as soon
 	// as it runs, and disarmed when Run returns (see Watchdog).
 	Watchdog *Watchdog
+	// Signals, when set, brings signals from elsewhere (`capwrap stop`
+	// through a job's supervisor, SPEC §10), handled as if capwrap had
+	// received them: forwarded to the group, with the escalation of
+	// SIGINT, SIGTERM, SIGHUP and SIGQUIT. It is read until Run returns.
+	Signals <-chan os.Signal
 }
 
 // State values of Result.State (the receipt's process.state, SPEC §7).
@@ -323,7 +328,7 @@ func (c *child) start() error {
 	// handled signals revert to their default in the child at exec,
 	// ignored ones stay ignored.
 	c.sigs = make(chan os.Signal, 16)
-	catchForwarded(c.sigs)
+	CatchForwarded(c.sigs)
 
 	err = cmd.Start()
 	out.w.Close()
@@ -403,6 +408,8 @@ func (c *child) supervise() {
 		select {
 		case sig := <-c.sigs:
 			c.relay(sig)
+		case sig := <-c.cfg.Signals:
+			c.relay(sig)
 		case <-c.contC:
 			handForeground(c.pid)
 			_ = syscall.Kill(-c.pid, syscall.SIGCONT)
@@ -448,6 +455,8 @@ func (c *child) drain() {
 		case <-c.drained:
 			return
 		case sig := <-c.sigs:
+			c.relay(sig)
+		case sig := <-c.cfg.Signals:
 			c.relay(sig)
 		case <-c.killC:
 			c.escalate()

@@ -104,6 +104,10 @@ type Config struct {
 	// Strict is --strict (SPEC §3).
 	Strict bool
 
+	// Job, when set, makes this run a background job's supervisor
+	// (SPEC §10, see Job).
+	Job *Job
+
 	Stdin, Stdout, Stderr *os.File
 	Diag                  Diag
 	// Getenv and Environ are the process environment (os.Getenv and

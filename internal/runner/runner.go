@@ -66,8 +66,11 @@ type run struct {
 	lazy       *lazyCapture
 	keepers    [2]*preview.Keeper
 	sinks      [2]*sink
-	stderrPipe bool   // stderr stays a pipe though stdout is a pty
-	guard      *guard // bounds every step of the store (hung file systems)
+	stderrPipe bool             // stderr stays a pipe though stdout is a pty
+	guard      *guard           // bounds every step of the store (hung file systems)
+	job        *jobPresenter    // a background job's presentation, or nil
+	signals    <-chan os.Signal // the job's signals from elsewhere (stop, a launcher gone)
+	control    *os.File         // the job's control FIFO, once made
 	out        Outcome
 }
 
@@ -95,6 +98,11 @@ func prepare(cfg Config) (*run, error) {
 	mode := chooseMode(cfg.Mode, cfg.Stdout)
 	setupColor(cfg.Color, cfg.Getenv, cfg.Stderr)
 	r := &run{cfg: cfg, d: d, present: newPresenter(mode, cfg)}
+	if cfg.Job != nil {
+		r.job = &jobPresenter{job: cfg.Job, inner: r.present, text: &footerPresenter{preview: true, cfg: cfg}}
+		r.present = r.job
+		r.signals = cfg.Job.start()
+	}
 	r.out = Outcome{Launched: time.Now(), Redacting: !cfg.Redaction.Off, Strict: cfg.Strict}
 	r.guard = newGuard(cfg.Limits.StallTimeout)
 	var err error
@@ -206,39 +214,70 @@ func (r *run) spawn() {
 		Foreground:   isatty.IsTerminal(cfg.Stdin.Fd()) && wrap.InForeground(int(cfg.Stdin.Fd())),
 		PTY:          r.out.PTY,
 		StderrPipe:   r.stderrPipe,
+		Signals:      r.signals,
 		OnStart: func(pid int) {
+			if r.job != nil {
+				r.startJob(pid)
+				return
+			}
 			liveTimer = time.AfterFunc(liveReceiptDelay, func() {
 				defer close(liveWritten)
 				r.writeLiveReceipt(pid)
 			})
 		},
 	})
+	if r.control != nil {
+		r.control.Close()
+	}
 	if liveTimer != nil && !liveTimer.Stop() {
 		// Before the capture is finalized or discarded.
 		r.guard.do("writing the live receipt", func() { <-liveWritten }, nil)
 	}
 }
 
+// startJob is a job's start (SPEC §10): the capture made and its live
+// receipt written at once, its control FIFO opened for `capwrap stop`, and
+// the launcher told. A job without a capture could be neither waited for
+// nor stopped: it is stopped at once.
+func (r *run) startJob(pid int) {
+	rc, c := r.writeLiveReceipt(pid)
+	if c == nil {
+		r.d.Errorf("a background job needs its capture; stopping the command")
+		r.cfg.Job.inject(syscall.SIGTERM)
+		return
+	}
+	if f, err := c.OpenControl(); err == nil {
+		r.control = f
+		go r.cfg.Job.serveControl(f)
+	} else {
+		r.d.Warnf("capture %s: %v: capwrap stop cannot reach this job", c.ID(), err)
+	}
+	r.cfg.Job.started(rc)
+}
+
 // writeLiveReceipt writes receipt.live.json (SPEC §4) for the child pid,
-// creating the capture if no byte has done so yet. It runs while the child
-// does, from a value of its own.
-func (r *run) writeLiveReceipt(pid int) {
+// creating the capture if no byte has done so yet, and returns both (nil
+// when the capture could not be made). It runs while the child does, from
+// a value of its own.
+func (r *run) writeLiveReceipt(pid int) (*store.Receipt, *store.Capture) {
 	policy, err := r.policy()
 	if err != nil {
-		return // reported when the command has ended
+		return nil, nil // reported when the command has ended
 	}
 	c, err := r.lazy.get()
 	if err != nil {
-		return // reported by lazy
+		return nil, nil // reported by lazy
 	}
 	live := Outcome{Running: true, Launched: r.out.Launched, Redacting: r.out.Redacting, PTY: r.out.PTY,
 		Process: wrap.Result{PID: pid}, Place: placeOf(c)}
 	if !r.cfg.NoLabel {
 		live.Label = policy.Label(r.cfg.Argv, nil)
 	}
-	if err := c.WriteLiveReceipt(live.Receipt()); err != nil {
+	rc := live.Receipt()
+	if err := c.WriteLiveReceipt(rc); err != nil {
 		r.d.Warnf("cannot write %s: %v", c.Path()+"/receipt.live.json", err)
 	}
+	return rc, c
 }
 
 // settle gathers the outcome once the streams have ended: what the
@@ -290,8 +329,14 @@ func (r *run) settle() error {
 	case cerr != nil:
 		o.Store = notMade(cerr)
 	}
+	keep := r.cfg.Keep
+	if r.job != nil {
+		if r.job.attached = r.cfg.Job.freeze(); !r.job.attached {
+			keep = Always // for capwrap wait (SPEC §10)
+		}
+	}
 	r.present.render(o, c, r.keepers)
-	if o.WantKeep(r.cfg.Keep) && c == nil && cerr == nil {
+	if o.WantKeep(keep) && c == nil && cerr == nil {
 		// Kept though nothing was printed: made now, empty.
 		if c, cerr = r.lazy.get(); c != nil {
 			o.Place = placeOf(c)
@@ -299,7 +344,7 @@ func (r *run) settle() error {
 			o.Store = notMade(cerr)
 		}
 	}
-	o.Kept = c != nil && o.WantKeep(r.cfg.Keep)
+	o.Kept = c != nil && o.WantKeep(keep)
 	return nil
 }
 
@@ -343,6 +388,15 @@ func (r *run) publish() {
 			o.OwnFailures = append(o.OwnFailures, err)
 		}
 	}
+	if r.job != nil && !r.job.attached && o.Kept {
+		var err error
+		if herr := r.guard.do("writing the preview", func() { err = c.WritePreview(r.job.text.text) }, nil); herr != nil {
+			err = herr
+		}
+		if err != nil {
+			r.d.Warnf("cannot write the preview of %s: %v", c.ID(), err)
+		}
+	}
 	if o.Kept {
 		rc := o.Receipt()
 		var err error
@@ -359,6 +413,9 @@ func (r *run) publish() {
 			r.d.Warnf("%v", err)
 		}
 		o.OwnFailures = append(o.OwnFailures, err)
+	}
+	if r.job != nil && r.job.attached {
+		r.cfg.Job.send("exit %d %d", o.ExitStatus(), int(o.Reraise()))
 	}
 }
 

@@ -1,0 +1,252 @@
+package runner
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/store"
+)
+
+// ExitHandedBack is capwrap's status when a job still runs at a hand-back
+// (--background-after, `wait --timeout`): sysexits' EX_TEMPFAIL, "try again
+// later" (SPEC §10), so that `capwrap --background-after 60s -- make &&
+// deploy` does not deploy an unfinished build.
+const ExitHandedBack = 75
+
+// jobPoll is how often wait and stop look at a job's capture.
+const jobPoll = 50 * time.Millisecond
+
+// View is how the job verbs show a job: the preview budgets of its
+// hand-back, where to print, and capwrap's voice.
+type View struct {
+	// Dir is the tool-outputs directory the job's captures are in, and
+	// DirArg the --dir to name in read commands ("" when none is needed).
+	Dir    *store.Dir
+	DirArg string
+	// StdoutChars, StderrChars and PreviewBytes bound a hand-back's
+	// preview as a run's (SPEC §5).
+	StdoutChars, StderrChars, PreviewBytes int
+	Stdout                                 io.Writer
+	Diag                                   Diag
+}
+
+// final prints what a foreground run would have printed for ended job e
+// (its preview.txt and its receipt's footer) and returns the job's exit
+// status and the signal to re-raise (SPEC §10: wait exits as the command).
+func (v View) final(e store.Entry) (int, syscall.Signal) {
+	text, err := v.Dir.ReadPreview(e.ID)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		v.Diag.Warnf("cannot read the preview of %s: %v", e.ID, store.UnwrapPath(err))
+	}
+	out := bufio.NewWriter(v.Stdout)
+	out.Write(text)
+	rc := e.Receipt
+	if rc == nil {
+		v.Diag.Errorf("capture %s has no readable receipt: %v", e.ID, e.ReceiptErr)
+		return ExitUsage, 0
+	}
+	footer, _ := rc.Footer(false)
+	out.Write(footer)
+	out.Flush()
+	status := ExitUsage
+	if rc.ExitStatus != nil {
+		status = *rc.ExitStatus
+	}
+	var sig syscall.Signal
+	if p := rc.Process; p.Signal != nil && (p.State == store.ProcessSignaled || p.State == store.ProcessCancelled) {
+		if s := signalNamed(*p.Signal); s != 0 && status == exitSignalBase+int(s) {
+			sig = s
+		}
+	}
+	return status, sig
+}
+
+// handBack prints the hand-back of running job e (SPEC §10): the preview of
+// what its capture holds so far, one line naming the commands that wait
+// for, follow and stop it, and its live receipt as footer (process.state
+// running, exit_status null).
+func (v View) handBack(e store.Entry, after time.Duration) error {
+	text, err := v.previewSoFar(e)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriter(v.Stdout)
+	out.Write(text)
+	cmd := "capwrap"
+	if v.DirArg != "" {
+		cmd += " --dir " + preview.ShellQuote(v.DirArg)
+	}
+	fmt.Fprintf(out, "… capwrap: %s still runs after %v and goes on in the background: `%s wait %s` waits for its end, `%s read %s --follow` follows its output, `%s stop %s` ends it …\n",
+		e.ID, after, cmd, e.ID, cmd, e.ID, cmd, e.ID)
+	rc := e.Receipt
+	if rc == nil {
+		rc = &store.Receipt{Schema: store.Schema, ID: &e.ID, Process: store.Process{State: store.ProcessRunning},
+			Capture: store.CaptureState{State: store.StatePending}}
+	}
+	for _, s := range []struct {
+		f  store.FileEntry
+		st *store.Stream
+	}{{e.Stdout, &rc.Streams.Stdout}, {e.Stderr, &rc.Streams.Stderr}} {
+		if s.f.Name != "" {
+			s.st.CommittedBytes, s.st.File = ptr(s.f.Size), ptr(s.f.Path)
+		}
+	}
+	rc.ExitStatus = nil
+	footer, _ := rc.Footer(false)
+	out.Write(footer)
+	return out.Flush()
+}
+
+// previewSoFar renders the preview (SPEC §5) of what job e's stream files
+// hold now: each file is read once through a preview keeper, so memory is
+// bounded by the budgets whatever the size.
+func (v View) previewSoFar(e store.Entry) ([]byte, error) {
+	var streams [2]preview.Stream
+	for i, name := range []string{store.Stdout, store.Stderr} {
+		chars := v.StdoutChars
+		if i == 1 {
+			chars += v.StderrChars
+		}
+		k := preview.NewKeeper(chars)
+		f, _, err := v.Dir.OpenStream(e.ID, name)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if f != nil {
+			_, err = io.Copy(k, f)
+			f.Close()
+			if err != nil {
+				return nil, err
+			}
+		}
+		cmd := "capwrap"
+		if v.DirArg != "" {
+			cmd += " --dir " + preview.ShellQuote(v.DirArg)
+		}
+		cmd += " read " + e.ID
+		if name == store.Stderr {
+			cmd += " --stream stderr"
+		}
+		streams[i] = preview.Stream{Keeper: k, Name: name, File: v.Dir.Path() + "/" + e.ID + "/" + name + ".live", ReadCmd: cmd}
+	}
+	text, _, _ := preview.Render(streams[0], streams[1], preview.Options{StdoutChars: budget(v.StdoutChars),
+		StderrChars: budget(v.StderrChars), MaxBytes: max(1, v.PreviewBytes)})
+	return text, nil
+}
+
+// Wait is `capwrap wait [--timeout D] ID...` (SPEC §10): for each job in
+// turn it waits for the end and prints what a foreground run would have
+// printed; with timeout > 0, a job still running then is handed back. It
+// returns the last job's exit status (75 for a hand-back) and the signal
+// to re-raise.
+func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	status, sig := 0, syscall.Signal(0)
+	for _, id := range ids {
+		e, err := v.awaitEnd(id, deadline)
+		if err != nil {
+			v.Diag.Errorf("wait %s: %v", id, store.UnwrapPath(err))
+			return ExitUsage, 0
+		}
+		if !e.Final {
+			if e.Abandoned {
+				v.Diag.Errorf("capture %s was abandoned: its supervisor ended without a receipt", id)
+				return 1, 0
+			}
+			if err := v.handBack(e, timeout); err != nil {
+				v.Diag.Errorf("wait %s: %v", id, err)
+				return 1, 0
+			}
+			return ExitHandedBack, 0
+		}
+		status, sig = v.final(e)
+	}
+	return status, sig
+}
+
+// awaitEnd polls capture id until it is final or abandoned, or deadline
+// (zero: none) has passed.
+func (v View) awaitEnd(id string, deadline time.Time) (store.Entry, error) {
+	for {
+		e, err := v.Dir.Entry(id)
+		if err != nil || e.Final || e.Abandoned {
+			return e, err
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return e, nil
+		}
+		time.Sleep(jobPoll)
+	}
+}
+
+// Stop is `capwrap stop [--signal SIG] [--kill-after D] ID...` (SPEC §10):
+// sig to each running job's process group through its supervisor (the
+// job's parent, so a reused pid is never signalled), SIGKILL killAfter
+// later if it still runs, then what wait prints. A job that has ended is
+// shown and not signalled. It returns 0 once every job has ended, like
+// kill(1) and docker stop; the receipts carry the commands' own statuses.
+func Stop(v View, ids []string, sig syscall.Signal, killAfter time.Duration) int {
+	status := 0
+	for _, id := range ids {
+		e, err := v.Dir.Entry(id)
+		if err != nil {
+			v.Diag.Errorf("stop %s: %v", id, store.UnwrapPath(err))
+			return ExitUsage
+		}
+		if e.Running && !e.Final {
+			if err := v.Dir.SendControl(id, fmt.Sprintf("signal %d", int(sig))); err != nil {
+				if errors.Is(err, store.ErrNoSupervisor) {
+					v.Diag.Errorf("capture %s is not a background job (its capwrap runs in the foreground): stop cannot reach it", id)
+					v.Diag.Hintf("stop the capwrap that runs it, or its caller")
+					return 1
+				}
+				v.Diag.Errorf("stop %s: %v", id, err)
+				return 1
+			}
+			if e, err = v.awaitEnd(id, time.Now().Add(killAfter)); err == nil && !e.Final && !e.Abandoned {
+				v.Dir.SendControl(id, fmt.Sprintf("signal %d", int(syscall.SIGKILL)))
+				e, err = v.awaitEnd(id, time.Time{})
+			}
+			if err != nil {
+				v.Diag.Errorf("stop %s: %v", id, store.UnwrapPath(err))
+				return 1
+			}
+		}
+		if e.Abandoned {
+			v.Diag.Warnf("capture %s was abandoned: its supervisor ended without a receipt", id)
+			continue
+		}
+		v.final(e)
+	}
+	return status
+}
+
+// signalNamed is the signal of a receipt's name ("SIGKILL"), or 0.
+func signalNamed(name string) syscall.Signal {
+	for s := syscall.Signal(1); s < 65; s++ {
+		if SignalName(s) == name {
+			return s
+		}
+	}
+	return 0
+}
+
+// readReceiptLine decodes the JSON of a launcher's "started" line.
+func readReceiptLine(s string) (*store.Receipt, error) {
+	var rc store.Receipt
+	if err := json.Unmarshal([]byte(strings.TrimSpace(s)), &rc); err != nil {
+		return nil, err
+	}
+	return &rc, nil
+}

@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/wrap"
+)
+
+// startedWithin bounds how long a launch waits for the supervisor to say
+// the child runs (or has ended).
+const startedWithin = 30 * time.Second
+
+// Launch is `capwrap --background` and `--background-after` (SPEC §10): it
+// starts a supervisor, capwrap itself run as "capwrap __capwrap-supervise
+// attach|detach ARGS" (args are capwrap's own arguments) in a session of
+// its own, which runs the command as a job. With detach (--background) it
+// prints the launch receipt once the command runs and returns 0. Else it
+// waits: a job that ends within after was presented by the supervisor on
+// capwrap's own output as a foreground run, and its status (and signal to
+// re-raise) is returned; one still running then is handed back (75).
+// Signals capwrap receives meanwhile go to the supervisor, which forwards
+// them; should capwrap be killed, the supervisor stops the job.
+func Launch(cfg Config, args []string, detach bool, after time.Duration) (int, syscall.Signal) {
+	d := cfg.Diag
+	t0 := time.Now()
+	link, sup, err := startSupervisor(cfg, args, detach)
+	if err != nil {
+		d.Errorf("cannot start a supervisor for the job: %v", err)
+		return ExitUsage, 0
+	}
+	defer link.Close()
+	sigs := make(chan os.Signal, 8)
+	wrap.CatchForwarded(sigs)
+	defer signal.Stop(sigs)
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(link)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	startTimer := time.NewTimer(startedWithin)
+	defer startTimer.Stop()
+	var handBack <-chan time.Time
+	var started *store.Receipt
+	for {
+		select {
+		case s := <-sigs:
+			sup.Signal(s)
+		case <-startTimer.C:
+			d.Errorf("the job's supervisor did not start the command within %v", startedWithin)
+			sup.Kill()
+			return ExitUsage, 0
+		case <-handBack:
+			handBack = nil
+			fmt.Fprintln(link, "release")
+		case line, ok := <-lines:
+			if !ok {
+				d.Errorf("the job's supervisor ended without a word")
+				return ExitUsage, 0
+			}
+			verb, rest, _ := strings.Cut(line, " ")
+			switch verb {
+			case "started":
+				startTimer.Stop()
+				if started, err = readReceiptLine(rest); err != nil {
+					d.Errorf("the job's supervisor sent a bad receipt: %v", err)
+					return ExitUsage, 0
+				}
+				if detach {
+					return launched(cfg, started)
+				}
+				handBack = time.After(max(0, after-time.Since(t0)))
+			case "released":
+				return handedBack(cfg, started, after)
+			case "exit":
+				return exitLine(rest)
+			}
+		}
+	}
+}
+
+// startSupervisor starts the supervisor with the link on its descriptor 3.
+func startSupervisor(cfg Config, args []string, detach bool) (*os.File, *os.Process, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	link, theirs := os.NewFile(uintptr(fds[0]), "link"), os.NewFile(uintptr(fds[1]), "link")
+	defer theirs.Close()
+	mode := "attach"
+	if detach {
+		mode = "detach"
+	}
+	cmd := &exec.Cmd{
+		Path:        exe,
+		Args:        append([]string{"capwrap", SuperviseArg, mode}, args...),
+		Stdout:      cfg.Stdout,
+		Stderr:      cfg.Stderr,
+		ExtraFiles:  []*os.File{theirs},
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		link.Close()
+		return nil, nil, err
+	}
+	go cmd.Wait() // reaped if it ends while capwrap still runs
+	return link, cmd.Process, nil
+}
+
+// launched prints a --background launch: one human line on stderr and the
+// live receipt as footer (process.state running, its pid).
+func launched(cfg Config, rc *store.Receipt) (int, syscall.Signal) {
+	id := "?"
+	if rc.ID != nil {
+		id = *rc.ID
+	}
+	pid := 0
+	if rc.Process.PID != nil {
+		pid = *rc.Process.PID
+	}
+	cfg.Diag.Hintf("job %s runs in the background (pid %d): capwrap wait %s, capwrap read %s --follow, capwrap stop %s", id, pid, id, id, id)
+	footer, _ := rc.Footer(false)
+	cfg.Stdout.Write(footer)
+	return 0, 0
+}
+
+// handedBack prints a --background-after hand-back from the job's capture.
+func handedBack(cfg Config, rc *store.Receipt, after time.Duration) (int, syscall.Signal) {
+	if rc.ID == nil || rc.Dir == nil {
+		cfg.Diag.Errorf("the job has no capture to hand back")
+		return ExitUsage, 0
+	}
+	dir, err := store.OpenExisting(filepath.Dir(*rc.Dir))
+	if err != nil {
+		cfg.Diag.Errorf("%v", err)
+		return ExitUsage, 0
+	}
+	defer dir.Close()
+	e, err := dir.Entry(*rc.ID)
+	if err != nil {
+		cfg.Diag.Errorf("%v", err)
+		return ExitUsage, 0
+	}
+	v := View{Dir: dir, DirArg: cfg.Dir, StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
+		PreviewBytes: cfg.PreviewBytes, Stdout: cfg.Stdout, Diag: cfg.Diag}
+	if err := v.handBack(e, after); err != nil {
+		cfg.Diag.Errorf("%v", err)
+		return ExitUsage, 0
+	}
+	return ExitHandedBack, 0
+}
+
+// exitLine decodes "STATUS SIGNAL".
+func exitLine(s string) (int, syscall.Signal) {
+	f := strings.Fields(s)
+	if len(f) != 2 {
+		return ExitUsage, 0
+	}
+	status, _ := strconv.Atoi(f[0])
+	sig, _ := strconv.Atoi(f[1])
+	return status, syscall.Signal(sig)
+}
