@@ -334,3 +334,85 @@ func TestReadFollow(t *testing.T) {
 		t.Errorf("followed to the end: %q, %+v, %v", rest, r.st, r.err)
 	}
 }
+
+// TestReadFollowUntil: --until stops right after the first matching line,
+// even one split over two writes; --timeout stops a running capture's
+// follow; neither waits for the capture's end.
+func TestReadFollowUntil(t *testing.T) {
+	d, c := newTestCapture(t)
+	out := c.Stream(Stdout)
+	writeAll(out, []byte("starting\nServing HT"), 19)
+	writeAll(out, []byte("TP on port 80\nafter\n"), 20)
+	for out.Committed() < 39 {
+		time.Sleep(time.Millisecond)
+	}
+	e, err := d.Entry(c.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	st, err := d.Read(&b, e, ReadQuery{Stream: Stdout, Limit: 1000, Follow: true, Until: regexp.MustCompile(`Serving HTTP`)})
+	if err != nil || b.String() != "starting\nServing HTTP on port 80\n" || !st.Matched || st.NextOffset != 33 || !st.Running {
+		t.Errorf("until: %q, %+v, %v", b.String(), st, err)
+	}
+	b.Reset()
+	start := time.Now()
+	st, err = d.Read(&b, e, ReadQuery{Stream: Stdout, Offset: 33, Limit: 1000, Follow: true, FollowTimeout: 200 * time.Millisecond,
+		Until: regexp.MustCompile(`never`)})
+	if err != nil || b.String() != "after\n" || st.Matched || !st.TimedOut || time.Since(start) < 200*time.Millisecond {
+		t.Errorf("timeout: %q, %+v, %v after %v", b.String(), st, err, time.Since(start))
+	}
+	publish(t, c)
+}
+
+// TestLineMatcherPieces: a line longer than the grep block is matched in
+// pieces, and the carry of a partial line survives between scans.
+func TestLineMatcherPieces(t *testing.T) {
+	long := strings.Repeat("x", grepBlock+10) + "needle\n"
+	m := &lineMatcher{re: regexp.MustCompile("needle")}
+	r := strings.NewReader(long)
+	end, hit, err := m.scan(r, 0, int64(len(long)), make([]byte, 4096))
+	if err != nil || !hit || end != int64(len(long)) {
+		t.Errorf("long line: end %d of %d, hit %v, %v", end, len(long), hit, err)
+	}
+	m = &lineMatcher{re: regexp.MustCompile("^ab$")}
+	r = strings.NewReader("ab\n")
+	if end, hit, _ := m.scan(r, 0, 1, make([]byte, 8)); hit || end != 1 {
+		t.Errorf("first piece: %d %v", end, hit)
+	}
+	if end, hit, _ := m.scan(r, 1, 3, make([]byte, 8)); !hit || end != 3 {
+		t.Errorf("second piece: %d %v", end, hit)
+	}
+}
+
+// TestControlFIFO: a job's control FIFO carries a line to its reader;
+// without a reader, SendControl says nobody supervises the capture.
+func TestControlFIFO(t *testing.T) {
+	d, c := newTestCapture(t)
+	if err := d.SendControl(c.ID(), "signal 15"); !errors.Is(err, ErrNoSupervisor) {
+		t.Errorf("no FIFO: %v", err)
+	}
+	f, err := c.OpenControl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SendControl(c.ID(), "signal 15"); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, err := f.Read(buf)
+	if err != nil || string(buf[:n]) != "signal 15\n" {
+		t.Errorf("read %q, %v", buf[:n], err)
+	}
+	f.Close()
+	if err := d.SendControl(c.ID(), "signal 15"); !errors.Is(err, ErrNoSupervisor) {
+		t.Errorf("FIFO without a reader: %v", err)
+	}
+	if err := c.WritePreview([]byte("preview\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := d.ReadPreview(c.ID()); err != nil || string(b) != "preview\n" {
+		t.Errorf("preview %q, %v", b, err)
+	}
+	publish(t, c)
+}

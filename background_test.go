@@ -1,0 +1,200 @@
+package main
+
+// SPEC §10 end to end with the real binary: a dev server started in the
+// background, waited for, read and stopped; a build handed back at a time
+// limit; a job outliving the shell that launched it.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// capwrapIn runs the real binary in dir as a harness does (stdout and
+// stderr captured, stdin /dev/null) and returns its exit code, stdout,
+// stderr and how long it took.
+func capwrapIn(t *testing.T, dir string, args ...string) (int, []byte, string, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(termCapwrap(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CAPWRAP_DIR=")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.Bytes(), errOut.String(), time.Since(start)
+}
+
+// jobID is the id of the receipt on out's last line.
+func jobID(t *testing.T, out []byte) string {
+	t.Helper()
+	rc := footer(t, out)
+	id, _ := rc["id"].(string)
+	if id == "" {
+		t.Fatalf("no id in the receipt: %s", out)
+	}
+	return id
+}
+
+// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestBackgroundServer: a dev server launched with --background returns in
+// under a second and answers; read --follow --until returns when it says it
+// listens; stop closes the port and leaves a final receipt.json.
+func TestBackgroundServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir, port := t.TempDir(), freePort(t)
+	code, out, errOut, took := capwrapIn(t, dir, "--background", "--", "python3", "-u", "-m", "http.server",
+		"--bind", "127.0.0.1", fmt.Sprint(port))
+	if code != 0 || took > time.Second {
+		t.Fatalf("launch: exit %d after %v; stderr %q", code, took, errOut)
+	}
+	id := jobID(t, out)
+	t.Cleanup(func() { capwrapIn(t, dir, "stop", "--kill-after", "1s", id) })
+
+	code, out, errOut, _ = capwrapIn(t, dir, "read", id, "--follow", "--until", "Serving HTTP", "--timeout", "20s")
+	if code != 0 || !bytes.Contains(out, []byte("Serving HTTP")) || !strings.Contains(errOut, `"matched":true`) {
+		t.Fatalf("read --until: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/", port))
+	if err != nil {
+		t.Fatalf("the server does not answer: %v", err)
+	}
+	resp.Body.Close()
+
+	code, out, errOut, _ = capwrapIn(t, dir, "list", "--running")
+	if code != 0 || !strings.Contains(string(out), id) {
+		t.Errorf("list --running: exit %d, %q, %q", code, out, errOut)
+	}
+	code, out, errOut, _ = capwrapIn(t, dir, "stop", id)
+	if code != 0 {
+		t.Fatalf("stop: exit %d, stderr %q", code, errOut)
+	}
+	if rc := footer(t, out); rc["exit_status"] != float64(143) {
+		t.Errorf("stopped server's exit_status %v, want 143 (SIGTERM)", rc["exit_status"])
+	}
+	if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second); err == nil {
+		c.Close()
+		t.Errorf("the port is still open after stop")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "tool-outputs", id, "receipt.json"))
+	var rc map[string]any
+	if err != nil || json.Unmarshal(b, &rc) != nil || rc["process"].(map[string]any)["state"] != "cancelled" {
+		t.Errorf("receipt.json after stop: %v %s", err, b)
+	}
+}
+
+// TestHandBack: a command still running at --background-after 1s is
+// handed back in under 2 s with 75 and what it printed so far; wait exits 0
+// with the rest, and stdout.log holds both, exactly once each.
+func TestHandBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	dir := t.TempDir()
+	code, out, errOut, took := capwrapIn(t, dir, "--background-after", "1s", "--", "sh", "-c", "echo first; sleep 3; echo second")
+	if code != 75 || took > 2*time.Second || !bytes.Contains(out, []byte("first\n")) {
+		t.Fatalf("exit %d after %v; stdout %q; stderr %q", code, took, out, errOut)
+	}
+	id := jobID(t, out)
+	code, out, errOut, took = capwrapIn(t, dir, "wait", "--timeout", "1s", id)
+	if code != 75 || took > 2*time.Second {
+		t.Errorf("wait --timeout 1s: exit %d after %v; stderr %q", code, took, errOut)
+	}
+	code, out, errOut, _ = capwrapIn(t, dir, "wait", id)
+	if code != 0 || !bytes.Contains(out, []byte("second\n")) {
+		t.Fatalf("wait: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "tool-outputs", id, "stdout.log"))
+	if err != nil || string(b) != "first\nsecond\n" {
+		t.Errorf("stdout.log %q, %v; want first, second", b, err)
+	}
+}
+
+// TestHandBackUnderLoad: a hand-back while the command writes 2 MB/s loses
+// and duplicates no byte: the capture's sha256 is that of the output.
+func TestHandBackUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	gen := `import sys, time, hashlib
+h = hashlib.sha256()
+for i in range(60):
+    b = (("%06d " % i) * 4681 + "\n").encode()[:32768 * 2]
+    sys.stdout.buffer.write(b); sys.stdout.flush(); h.update(b)
+    time.sleep(0.03)
+open("expected.sha256", "w").write(h.hexdigest())
+`
+	if err := os.WriteFile(filepath.Join(dir, "gen.py"), []byte(gen), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut, _ := capwrapIn(t, dir, "--background-after", "700ms", "--", "python3", "gen.py")
+	if code != 75 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	id := jobID(t, out)
+	if code, _, errOut, _ = capwrapIn(t, dir, "wait", id); code != 0 {
+		t.Fatalf("wait: exit %d, stderr %q", code, errOut)
+	}
+	want, _ := os.ReadFile(filepath.Join(dir, "expected.sha256"))
+	b, err := os.ReadFile(filepath.Join(dir, "tool-outputs", id, "stdout.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%x", sha256.Sum256(b)); got != string(want) {
+		t.Errorf("stdout.log (%d bytes) has sha256 %s, the command wrote %s", len(b), got, want)
+	}
+}
+
+// TestJobOutlivesItsShell: a job launched from a shell that has exited can
+// still be waited for, from another process.
+func TestJobOutlivesItsShell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	dir := t.TempDir()
+	sh := exec.Command("sh", "-c", termCapwrap(t)+" --background -- sh -c 'sleep 1; echo late' > launch.out")
+	sh.Dir = dir
+	sh.Env = append(os.Environ(), "CAPWRAP_DIR=")
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	launch, err := os.ReadFile(filepath.Join(dir, "launch.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut, _ := capwrapIn(t, dir, "wait", jobID(t, launch))
+	if code != 0 || !bytes.Contains(out, []byte("late\n")) {
+		t.Errorf("wait: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
