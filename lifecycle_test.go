@@ -203,3 +203,18 @@ func TestNestedTimeout(t *testing.T) {
 	}
 	checkGone(t, pids, 2*time.Second)
 }
+
+// TestLauncherKilledBeforeHandBack: a --background-after run killed before
+// its hand-back (a harness's time limit) takes its command with it, as a
+// foreground run does (SPEC §10, §3).
+func TestLauncherKilledBeforeHandBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	dir := t.TempDir()
+	cmd := startCapwrap(t, dir, "--background-after", "30s", "--kill-after", "1s", "--", "sh", "-c", stubborn)
+	pids := readPIDs(t, dir, 2)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	checkGone(t, pids, 2*time.Second)
+}
