@@ -13,7 +13,9 @@ bounded preview and a one-line receipt.
 
 usage:
   capwrap [flags] -- COMMAND [ARG...]
-  capwrap list [--json] | show ID | read ID [flags] | prune [flags]
+  capwrap --background | --background-after DURATION [flags] -- COMMAND [ARG...]
+  capwrap list [--json] [--running] | show ID | read ID [flags] | prune [flags]
+  capwrap wait [--timeout D] ID... | stop [--signal SIG] [--kill-after D] ID...
   capwrap help [FLAG-or-VERB]
 
 Without a terminal (agents, CI, $(...)) capwrap prints, after the command
@@ -22,28 +24,33 @@ ends, a head and tail of stdout and stderr and a last line
 and ends with a one-line summary on stderr. Either way stdout and stderr are
 kept in tool-outputs/ID/ (credentials masked) and capwrap exits with the
 command's status: its code; its signal re-raised; 124 timeout; 125 capwrap
-could not start; 126 not executable; 127 not found.
+could not start; 126 not executable; 127 not found; 75 still running, handed
+back as a background job.
 
 most used flags:
 %s
 examples:
   agent:     capwrap -- pytest -x                 # preview + receipt, files kept on failure
              capwrap read ID --lines -50:         # then the part it needs
+  server:    capwrap --background -- python3 -m http.server 8000  # receipt names the ID
+             capwrap read ID --follow --until 'Serving HTTP' --timeout 30s
+             capwrap stop ID
+  build:     capwrap --background-after 100s -- make test  # 75: running; capwrap wait ID
   CI:        CAPWRAP_DIR=$PWD/ci-logs capwrap --keep always -- make test
   terminal:  capwrap make -j4                     # live output, summary, files kept
 
-All flags: capwrap help flags. Verbs: capwrap help list|show|read|prune.
+All flags: capwrap help flags. Verbs: capwrap help list|show|read|prune|wait|stop.
 Every flag has a variable: --dir-quota 1G is CAPWRAP_DIR_QUOTA=1G; a flag
 beats its variable. Manual: man capwrap.
 `
 
 // mostUsed are the flags --help shows; "capwrap help flags" shows all.
-var mostUsed = []string{"dir", "keep", "timeout", "tee", "preview", "quiet", "pty", "color", "no-redact", "redact-env", "max-capture-bytes"}
+var mostUsed = []string{"dir", "keep", "timeout", "background", "background-after", "tee", "preview", "quiet", "pty", "color", "no-redact", "redact-env", "max-capture-bytes"}
 
 // metavar names the argument of each flag that takes one, in --help and
 // in the man page.
 var metavar = map[string]string{
-	"dir": "DIR", "keep": "WHEN", "receipt-file": "PATH", "timeout": "DURATION",
+	"dir": "DIR", "keep": "WHEN", "receipt-file": "PATH", "background-after": "DURATION", "timeout": "DURATION",
 	"kill-after": "DURATION", "drain-timeout": "DURATION", "stall-timeout": "DURATION",
 	"stdout-chars": "N", "stderr-chars": "N", "preview-bytes": "SIZE",
 	"max-capture-bytes": "SIZE", "dir-quota": "SIZE", "queue-bytes": "SIZE",
@@ -190,6 +197,34 @@ nobody reads is an error at once. A symbolic link is followed (/dev/stderr,
 /dev/fd/3). A directory or other kind of file is refused. A failure is a
 warning: the exit status stays the command's unless --strict.
 `,
+	"background": `The command runs as a job under a supervisor of its own (capwrap itself, in
+a new session, holding none of the caller's descriptors): capwrap prints one
+hint line on stderr and the launch receipt (process.state running, its pid),
+and exits 0 once the command runs, like docker run -d. There is no daemon:
+all state is in the capture directory, so capwrap list --running finds the
+jobs, and capwrap read ID --follow [--until REGEX], capwrap wait ID and
+capwrap stop ID reach them, from any shell. The job's command reads
+/dev/null and has no controlling terminal. Its capture is always kept,
+whatever --keep says (--keep never is refused); when the job ends, the
+preview a foreground run would have printed is written to preview.txt,
+which capwrap wait prints. --timeout, the limits and redaction apply in the
+job as in a foreground run. Excludes --background-after.
+`,
+	"background-after": `A foreground run with a deadline for the tool call, not for the command:
+a command that ends within DURATION is an ordinary run (its output, its
+status, --keep as usual). One still running then is handed back: the preview
+of what it committed so far, one line naming the capwrap wait, capwrap read
+--follow and capwrap stop commands, and a footer with process.state running
+and exit_status null; capwrap exits 75 (sysexits' EX_TEMPFAIL, "try again
+later"), so capwrap --background-after 60s -- make test && deploy does not
+deploy an unfinished build. The command goes on as a background job in the
+same capture (same files, nothing duplicated or lost); see --background.
+Set DURATION below your harness's own time limit. The command reads
+/dev/null from the start. Signals capwrap receives before the hand-back go to
+the command; should capwrap die before it (SIGKILL, a crash), the job is
+stopped: SIGTERM, then SIGKILL --kill-after later. 0: never. Excludes
+--background and --keep never.
+`,
 	"timeout": `On expiry SIGTERM goes to the command's process group, SIGKILL after
 --kill-after, and capwrap exits 124; the receipt still records the command's
 own code or signal. Durations use Go syntax: 500ms, 10s, 2m.
@@ -238,9 +273,12 @@ every view, as [REDACTED:kind]. --no-redact turns it off; the receipt says so.
 
 // verbHelp is "capwrap help VERB".
 var verbHelp = map[string]string{
-	"list": `capwrap list [--json]
-  The captures in the tool-outputs directory, newest first: ID, process state
-  and exit, capture state (abandoned ones marked), sizes, age, command.
+	"list": `capwrap list [--json] [--running] [--limit N]
+  The captures in the tool-outputs directory, newest first (by start time):
+  ID, process state and exit, capture state (abandoned ones marked), sizes,
+  age, command. --running shows only the captures whose command still runs
+  (background jobs among them: how a restarted harness finds its jobs);
+  --limit N at most the N newest (0: all).
 `,
 	"show": `capwrap show ID
   The receipt as pretty JSON; for a running capture the live receipt plus the
@@ -249,7 +287,8 @@ var verbHelp = map[string]string{
   unknown. ID may be any unique prefix.
 `,
 	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
-                [--lines A:B] [--grep REGEX [--max N]] [--follow] [--interleaved]
+                [--lines A:B] [--grep REGEX [--max N]] [--interleaved]
+                [--follow [--timeout D] [--until REGEX]]
   Bounded reads of a capture's stream (default stdout): by byte range
   (--offset, sizes like 64K accepted), by line range (--lines A:B, 1-based,
   inclusive; negative counts from the end: -50: is the last 50 lines, A: to
@@ -262,7 +301,10 @@ var verbHelp = map[string]string{
   next_offset is where to go on with --offset; final means the capture is
   finished; a running capture gives only the bytes committed so far (and
   says so). --follow waits for a running capture's new bytes until it is
-  final (still at most --limit). --interleaved prints stdout and stderr
+  final (still at most --limit), until --timeout D has passed, or until a
+  line matches --until REGEX (wait for a server's "listening on"); the
+  status line then adds "matched":true or "timed_out":true (the capture
+  still runs: go on with --offset). --interleaved prints stdout and stderr
   merged, each line labeled "stdout| " or "stderr| " ("+ " for the rest of
   a line the other stream cut): this is the order of arrival at capwrap,
   chunk by chunk, not an order the command guaranteed.
@@ -271,6 +313,30 @@ var verbHelp = map[string]string{
   Deletes captures: the only verb that deletes. --older-than counts from the
   end of a capture (an abandoned one's last write); --dry-run only lists. A
   running capture is never touched. Freed bytes return to --dir-quota.
+`,
+	"wait": `capwrap wait [--timeout D] ID...
+  Waits for each background job in turn to end and prints what a foreground
+  run would have printed: its preview (preview.txt) and receipt line. Exits
+  with the (last) job's status, its signal re-raised, as a foreground run.
+  --timeout D (counted from the start of wait, for all the IDs): a job still
+  running then is handed back as --background-after does (the preview so
+  far, a line naming the commands, a footer with process.state running and
+  exit_status null) and wait exits 75; 0 (default) waits for the end. Keep
+  D below your harness's time limit and wait again on 75. Bad flags, no ID,
+  an unknown or ambiguous ID exit 2; a job abandoned (its supervisor died
+  without a receipt) 1. ID may be any unique prefix.
+`,
+	"stop": `capwrap stop [--signal SIG] [--kill-after D] ID...
+  Sends SIGTERM (or --signal: a name such as INT or SIGHUP, or a number) to
+  each background job's process group, SIGKILL if it still runs --kill-after
+  later (default 5s), waits for its end and prints the final preview and
+  receipt as wait does. Exits 0 once the jobs have ended, like kill(1) and
+  docker stop; the receipt carries the command's own status (process.state
+  cancelled, exit_status 143 after SIGTERM). A job that has already ended is
+  shown and not signalled. The signal goes through the capture's control
+  FIFO to the job's supervisor, its parent, which signals the job itself, so
+  a reused pid is never signalled; a capture that a foreground capwrap runs
+  has no supervisor to reach (exit 1). Usage errors exit 2.
 `,
 	"help": `capwrap help [FLAG-or-VERB]
   Detail on one flag (capwrap help timeout) or verb (capwrap help read);

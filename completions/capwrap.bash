@@ -24,12 +24,12 @@ _capwrap_ids() {
 
 _capwrap() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local flags="--dir --keep --tee --preview --quiet --receipt-file --timeout
-        --kill-after --drain-timeout --stdout-chars --stderr-chars --preview-bytes
+    local flags="--dir --keep --tee --preview --quiet --receipt-file --background
+        --background-after --timeout --kill-after --drain-timeout --stdout-chars --stderr-chars --preview-bytes
         --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict
         --no-redact --redact-env --redact-file --redact-pattern --no-label --pty
         --color --help --version"
-    local verbs="list show read prune help"
+    local verbs="list show read prune wait stop help"
     COMPREPLY=()
 
     # Find the first word that is not a flag (or its argument): "--", a verb
@@ -39,13 +39,13 @@ _capwrap() {
         w=${COMP_WORDS[i]}
         case $w in
         --) cmd_at=$((i + 1)); break ;;
-        --dir | --keep | --receipt-file | --timeout | --kill-after | --drain-timeout | \
-            --stdout-chars | --stderr-chars | --preview-bytes | --max-capture-bytes | \
+        --dir | --keep | --receipt-file | --background-after | --timeout | --kill-after | \
+            --drain-timeout | --stdout-chars | --stderr-chars | --preview-bytes | --max-capture-bytes | \
             --dir-quota | --queue-bytes | --stall-timeout | --redact-env | --redact-file | \
             --redact-pattern | --pty | --color)
             ((i++)) ;;
         -*) ;;
-        list | show | read | prune | help) verb=$w; break ;;
+        list | show | read | prune | wait | stop | help) verb=$w; break ;;
         *) cmd_at=$i; break ;;
         esac
     done
@@ -64,15 +64,34 @@ _capwrap() {
 
     if [[ -n $verb ]]; then
         case $verb in
-        list) mapfile -t COMPREPLY < <(compgen -W "--json" -- "$cur") ;;
+        list)
+            [[ $prev == --limit ]] && return
+            mapfile -t COMPREPLY < <(compgen -W "--json --running --limit" -- "$cur") ;;
         show) mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur") ;;
         read)
             case $prev in
             --stream) mapfile -t COMPREPLY < <(compgen -W "stdout stderr" -- "$cur"); return ;;
-            --offset | --limit | --lines | --grep | --max) return ;;
+            --offset | --limit | --lines | --grep | --max | --timeout | --until) return ;;
             esac
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --follow --interleaved" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --follow --timeout --until --interleaved" -- "$cur")
+            else
+                mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
+            fi ;;
+        wait)
+            [[ $prev == --timeout ]] && return
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "--timeout" -- "$cur")
+            else
+                mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
+            fi ;;
+        stop)
+            case $prev in
+            --signal) mapfile -t COMPREPLY < <(compgen -W "TERM INT HUP QUIT KILL USR1 USR2" -- "$cur"); return ;;
+            --kill-after) return ;;
+            esac
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "--signal --kill-after" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
@@ -97,7 +116,7 @@ _capwrap() {
         mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --redact-env)
         mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return ;;
-    --timeout | --kill-after | --drain-timeout | --stall-timeout | --stdout-chars | \
+    --background-after | --timeout | --kill-after | --drain-timeout | --stall-timeout | --stdout-chars | \
         --stderr-chars | --preview-bytes | --max-capture-bytes | --dir-quota | \
         --queue-bytes | --redact-pattern)
         return ;;

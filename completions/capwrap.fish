@@ -27,7 +27,7 @@ end
 function __capwrap_rest
     set -l words (commandline -opc)
     set -e words[1]
-    set -l takes_arg --dir --keep --receipt-file --timeout --kill-after --drain-timeout \
+    set -l takes_arg --dir --keep --receipt-file --background-after --timeout --kill-after --drain-timeout \
         --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
         --queue-bytes --stall-timeout --redact-env --redact-file --redact-pattern --pty --color
     set -l skip 0
@@ -57,7 +57,7 @@ end
 # True when the verb typed first (after flags) is $argv[1].
 function __capwrap_verb
     set -l rest (__capwrap_rest); or return 1
-    contains -- $rest[1] list show read prune help; and test "$rest[1]" = $argv[1]
+    contains -- $rest[1] list show read prune wait stop help; and test "$rest[1]" = $argv[1]
 end
 
 # The wrapped command's words (after "--" or from the command word on),
@@ -69,7 +69,7 @@ function __capwrap_command_words
         printf '%s\n' $rest
         return 0
     end
-    contains -- $rest[1] list show read prune help; and return 1
+    contains -- $rest[1] list show read prune wait stop help; and return 1
     printf '%s\n' $rest
 end
 
@@ -82,6 +82,8 @@ complete -c capwrap -n __capwrap_no_subject -l tee -d 'stream the output live, t
 complete -c capwrap -n __capwrap_no_subject -l preview -d 'print a bounded preview and the receipt'
 complete -c capwrap -n __capwrap_no_subject -l quiet -d 'print only the receipt line'
 complete -c capwrap -n __capwrap_no_subject -l receipt-file -r -F -d 'also write the receipt to this path'
+complete -c capwrap -n __capwrap_no_subject -l background -d 'run the command as a background job'
+complete -c capwrap -n __capwrap_no_subject -l background-after -x -d 'hand the command back as a job after this long'
 complete -c capwrap -n __capwrap_no_subject -l timeout -x -d 'SIGTERM the command after this long'
 complete -c capwrap -n __capwrap_no_subject -l kill-after -x -d 'then SIGKILL after this long'
 complete -c capwrap -n __capwrap_no_subject -l drain-timeout -x -d 'wait for end of output after exit'
@@ -108,11 +110,15 @@ complete -c capwrap -n __capwrap_no_subject -a list -d 'list captures'
 complete -c capwrap -n __capwrap_no_subject -a show -d 'print a capture'"'"'s receipt'
 complete -c capwrap -n __capwrap_no_subject -a read -d 'read a capture'"'"'s stream'
 complete -c capwrap -n __capwrap_no_subject -a prune -d 'delete captures'
+complete -c capwrap -n __capwrap_no_subject -a wait -d 'wait for a background job'
+complete -c capwrap -n __capwrap_no_subject -a stop -d 'stop a background job'
 complete -c capwrap -n __capwrap_no_subject -a help -d 'help on a flag or verb'
 complete -c capwrap -n __capwrap_no_subject -a '(__fish_complete_command)'
 
 # The verbs' own flags and capture IDs.
 complete -c capwrap -n '__capwrap_verb list' -l json -d 'print JSON'
+complete -c capwrap -n '__capwrap_verb list' -l running -d 'only captures whose command still runs'
+complete -c capwrap -n '__capwrap_verb list' -l limit -x -d 'at most this many, the newest'
 complete -c capwrap -n '__capwrap_verb show' -a '(__capwrap_ids)' -d capture
 complete -c capwrap -n '__capwrap_verb read' -a '(__capwrap_ids)' -d capture
 complete -c capwrap -n '__capwrap_verb read' -l stream -x -a 'stdout stderr' -d 'the stream'
@@ -122,11 +128,18 @@ complete -c capwrap -n '__capwrap_verb read' -l lines -x -d 'line range A:B'
 complete -c capwrap -n '__capwrap_verb read' -l grep -x -d 'only lines that match'
 complete -c capwrap -n '__capwrap_verb read' -l max -x -d 'at most this many matches'
 complete -c capwrap -n '__capwrap_verb read' -l follow -d 'follow a running capture'
+complete -c capwrap -n '__capwrap_verb read' -l timeout -x -d 'with --follow: stop waiting after this long'
+complete -c capwrap -n '__capwrap_verb read' -l until -x -d 'with --follow: stop at a line matching this regex'
 complete -c capwrap -n '__capwrap_verb read' -l interleaved -d 'both streams in order of arrival'
+complete -c capwrap -n '__capwrap_verb wait' -a '(__capwrap_ids)' -d capture
+complete -c capwrap -n '__capwrap_verb wait' -l timeout -x -d 'hand a job back (exit 75) after this long'
+complete -c capwrap -n '__capwrap_verb stop' -a '(__capwrap_ids)' -d capture
+complete -c capwrap -n '__capwrap_verb stop' -l signal -x -a 'TERM INT HUP QUIT KILL USR1 USR2' -d 'the signal to send first'
+complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL after this long'
 complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
-complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune dir keep tee preview quiet receipt-file timeout kill-after drain-timeout stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-file redact-pattern no-label pty color version'
+complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file background background-after timeout kill-after drain-timeout stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-file redact-pattern no-label pty color version'
 
 # After "--" or the command word: the wrapped command's own completion.
 complete -c capwrap -n '__capwrap_command_words >/dev/null' -a '(__fish_complete_subcommand --commandline (string join " " -- (__capwrap_command_words) (commandline -ct)))'
