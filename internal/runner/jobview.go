@@ -91,12 +91,14 @@ func (v View) handBack(e store.Entry, after time.Duration) error {
 		rc = &store.Receipt{Schema: store.Schema, ID: &e.ID, Process: store.Process{State: store.ProcessRunning},
 			Capture: store.CaptureState{State: store.StatePending}}
 	}
+	// The committed sizes so far; no file: the .live names it has now are
+	// renamed to .log when the job ends (dir names where they are).
 	for _, s := range []struct {
 		f  store.FileEntry
 		st *store.Stream
 	}{{e.Stdout, &rc.Streams.Stdout}, {e.Stderr, &rc.Streams.Stderr}} {
 		if s.f.Name != "" {
-			s.st.CommittedBytes, s.st.File = ptr(s.f.Size), ptr(s.f.Path)
+			s.st.CommittedBytes = ptr(s.f.Size)
 		}
 	}
 	rc.ExitStatus = nil
