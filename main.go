@@ -270,6 +270,9 @@ func (o *options) config(argv []string) (runner.Config, error) {
 	if n > 1 {
 		return cfg, errors.New("--tee, --preview and --quiet exclude each other")
 	}
+	if o.stallTimeout == 0 {
+		return cfg, fmt.Errorf("invalid %s 0s: must be positive (the default is 10s)", o.source("stall-timeout"))
+	}
 	for _, v := range []struct {
 		name string
 		d    time.Duration
