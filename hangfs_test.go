@@ -289,3 +289,23 @@ func TestDiskStallAfterExit(t *testing.T) {
 		t.Errorf("capture %v, stdout committed %v; want complete and %d bytes", c, so["committed_bytes"], n)
 	}
 }
+
+// TestHungReceiptFile: a --receipt-file on a file system that hangs (a
+// harness's conversation folder) is given up after --stall-timeout with a
+// warning; the run's output and status come as usual.
+func TestHungReceiptFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mounts a file system")
+	}
+	h := mountHangFS(t)
+	h.stop(t)
+	code, out, errOut, took := runOnHangFS(t, nil, "--stall-timeout", "1s", "--receipt-file", filepath.Join(h.mnt, "r.json"),
+		"--", "sh", "-c", "echo a; exit 7")
+	if code != 7 || !bytes.Contains(out, []byte("a\n")) || !strings.Contains(errOut, "--receipt-file") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	footer(t, out)
+	if took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+}

@@ -218,3 +218,57 @@ func TestLauncherKilledBeforeHandBack(t *testing.T) {
 	cmd.Wait()
 	checkGone(t, pids, 2*time.Second)
 }
+
+// TestWatchdogEarlyKill: a capwrap killed a few milliseconds after it
+// started, while it is still starting its command (before the watchdog
+// knows the command's group), leaves nothing behind either.
+func TestWatchdogEarlyKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	bin := termCapwrap(t)
+	tag := strconv.Itoa(5000000 + os.Getpid()%100000)
+	var cmds []*exec.Cmd
+	for i := range 60 {
+		cmd := exec.Command(bin, "--kill-after", "1s", "--", "sleep", tag)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "CAPWRAP_DIR=")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(i%30) * 100 * time.Microsecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		cmds = append(cmds, cmd)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		left := sleepers(tag)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range left {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+			t.Fatalf("%d of %d commands outlived a capwrap killed while starting them", len(left), len(cmds))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sleepers are the live processes whose command line is "sleep TAG".
+func sleepers(tag string) []int {
+	var found []int
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		line, _ := os.ReadFile(p + "/cmdline")
+		if string(line) == "sleep\x00"+tag+"\x00" {
+			n, _ := strconv.Atoi(filepath.Base(p))
+			if alive(n) {
+				found = append(found, n)
+			}
+		}
+	}
+	return found
+}

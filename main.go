@@ -306,6 +306,8 @@ func (o *options) config(argv []string) (runner.Config, error) {
 		return cfg, fmt.Errorf("--keep never and %s exclude each other: a job's capture is what capwrap wait and read need", o.jobFlag())
 	case o.backgroundAfter < 0:
 		return cfg, fmt.Errorf("invalid %s %v: must not be negative", o.source("background-after"), o.backgroundAfter)
+	case o.stallTimeout == 0:
+		return cfg, fmt.Errorf("invalid %s 0s: must be positive (the default is 10s)", o.source("stall-timeout"))
 	}
 	for _, v := range []struct {
 		name string

@@ -230,7 +230,7 @@ type listItem struct {
 }
 
 type listProcess struct {
-	State    string  `json:"state"`
+	State    *string `json:"state"` // null when unknown (abandoned)
 	ExitCode *int    `json:"exit_code"`
 	Signal   *string `json:"signal"`
 }
@@ -243,7 +243,11 @@ type listCapture struct {
 // listItemOf is capture e of dir as `capwrap list` shows it at time now.
 func listItemOf(dir *store.Dir, e store.Entry, now time.Time) listItem {
 	it := listItem{ID: e.ID, Dir: dir.Path() + "/" + e.ID, Running: e.Running, StartedAt: e.StartedAt().Format(time.RFC3339)}
-	it.Process.State, it.Process.ExitCode, it.Process.Signal = e.ProcessStatus()
+	var state string
+	state, it.Process.ExitCode, it.Process.Signal = e.ProcessStatus()
+	if state != store.StateUnknown {
+		it.Process.State = &state
+	}
 	it.Capture.State, it.Capture.Reason = e.CaptureStatus()
 	if e.Stdout.Name != "" {
 		it.StdoutBytes = ptr(e.Stdout.Size)
@@ -324,7 +328,10 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 	}
 	fmt.Fprintf(stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", "ID", "PROCESS", "CAPTURE", "STDOUT", "STDERR", "AGE", "COMMAND")
 	for _, it := range items {
-		proc := it.Process.State
+		proc := store.StateUnknown
+		if it.Process.State != nil {
+			proc = *it.Process.State
+		}
 		switch {
 		case it.Process.Signal != nil:
 			proc += " " + *it.Process.Signal
@@ -397,7 +404,7 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 		// The live receipt said running when capwrap wrote it; nobody
 		// is left to know what became of the process since.
 		rc.Capture = store.CaptureState{State: store.StatePartial, Reason: ptr(store.ReasonAbandoned)}
-		rc.Process.State, rc.Process.ExitCode, rc.Process.Signal = e.ProcessStatus()
+		rc.Process.State, rc.Process.ExitCode, rc.Process.Signal = "", nil, nil // null: unknown
 		if rc.Process.Reason == nil {
 			rc.Process.Reason = ptr("unknown: capwrap ended without writing the receipt")
 		}

@@ -143,14 +143,17 @@ func openDir(path string, refuseForeignParent bool) (*Dir, []string, error) {
 				return nil, nil, errUnusable{fmt.Errorf("%s belongs to uid %d", parent, ownerOf(pfi))}
 			}
 		}
+		// The default location (refuseForeignParent) falls back whatever
+		// keeps it from being made: a working directory in /proc says
+		// ENOENT, a full disk ENOSPC.
 		if err := os.MkdirAll(parent, 0o700); err != nil {
-			if isPermission(err) {
+			if isPermission(err) || refuseForeignParent {
 				return nil, nil, errUnusable{err}
 			}
 			return nil, nil, err
 		}
 		if err := os.Mkdir(abs, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			if isPermission(err) {
+			if isPermission(err) || refuseForeignParent {
 				return nil, nil, errUnusable{err}
 			}
 			return nil, nil, err

@@ -101,6 +101,21 @@ type Preview struct {
 	OmittedLines int64  `json:"omitted_lines"`
 }
 
+// MarshalJSON writes an empty State as null: a process whose end nobody
+// saw (an abandoned capture's) has no state to tell, and SPEC §7 has
+// unknown values null.
+func (p Process) MarshalJSON() ([]byte, error) {
+	type plain Process
+	v := struct {
+		State *string `json:"state"`
+		plain
+	}{plain: plain(p)}
+	if p.State != "" {
+		v.State = &p.State
+	}
+	return json.Marshal(v)
+}
+
 // MarshalPretty returns the receipt as indented JSON with a final newline,
 // the form of receipt.json.
 func (r *Receipt) MarshalPretty() ([]byte, error) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -52,6 +53,9 @@ func WriteReceiptFile(path string, r *Receipt) error {
 }
 
 func writeUserFile(path string, data []byte) error {
+	if namesDescriptor(path) {
+		return writeDescriptor(path, data)
+	}
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -239,4 +243,55 @@ func typeName(m fs.FileMode) string {
 		return "a block device"
 	}
 	return "an unknown type"
+}
+
+// namesDescriptor reports whether path names one of the process's open
+// descriptors rather than a file of its own: /dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N and the like (a link into /proc/*/fd). Such a
+// path is where the caller already collects output (`capwrap ... >>log
+// --receipt-file /dev/stdout`): replacing what it leads to by a rename
+// would throw that away, so it is written as a stream.
+func namesDescriptor(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	if strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/") {
+		return true
+	}
+	for i := 0; i < 8; i++ { // a link to a link to /proc/self/fd/N
+		t, err := os.Readlink(abs)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(abs), t)
+		}
+		if strings.HasPrefix(t, "/proc/") || strings.HasPrefix(t, "/dev/fd/") {
+			return true
+		}
+		abs = t
+	}
+	return false
+}
+
+// writeDescriptor appends data to what path names (see namesDescriptor),
+// whatever its type, without creating, truncating or replacing anything.
+func writeDescriptor(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ENXIO) {
+		return errors.New("no process is reading the fifo")
+	}
+	if err != nil {
+		return UnwrapPath(err)
+	}
+	defer f.Close()
+	f.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	if _, err := f.Write(data); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("its reader read nothing for %v", streamWriteTimeout)
+		}
+		return UnwrapPath(err)
+	}
+	return UnwrapPath(f.Close())
 }

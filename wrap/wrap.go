@@ -301,6 +301,7 @@ func command(cfg Config) *exec.Cmd {
 	cmd.Env = cfg.Env
 	cmd.Stdin = os.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(cmd.SysProcAttr)
 	if cfg.Foreground {
 		cmd.SysProcAttr.Foreground = true
 		cmd.SysProcAttr.Ctty = 0 // the child's fd 0 is capwrap's stdin
@@ -515,8 +516,13 @@ func (c *child) release() {
 func (c *child) relay(sig os.Signal) {
 	forward(c.pid, sig, c.cfg.PTY, c.streams)
 	c.res.noteForwarded(sig)
-	if ending(sig.(syscall.Signal)) && c.kill == nil {
-		c.armKill(true)
+	if ending(sig.(syscall.Signal)) {
+		// A stopped group would only act on it once continued (as
+		// timeout(1) does, SIGCONT follows).
+		_ = syscall.Kill(-c.pid, syscall.SIGCONT)
+		if c.kill == nil {
+			c.armKill(true)
+		}
 	}
 }
 
@@ -525,6 +531,7 @@ func (c *child) relay(sig os.Signal) {
 func (c *child) expire() {
 	c.res.TimedOut = true
 	_ = syscall.Kill(-c.pid, syscall.SIGTERM)
+	_ = syscall.Kill(-c.pid, syscall.SIGCONT) // a stopped group receives it too
 	if c.kill == nil {
 		c.armKill(false)
 	}

@@ -383,7 +383,7 @@ func (r *run) publish() {
 		}
 	}
 	if f := r.cfg.ReceiptFile; f != "" {
-		if err := writeReceiptFile(f, o.Receipt()); err != nil {
+		if err := writeReceiptFile(f, o.Receipt(), r.guard.stall); err != nil {
 			r.d.Warnf("cannot write --receipt-file %s: %v", f, err)
 			o.OwnFailures = append(o.OwnFailures, err)
 		}
@@ -473,7 +473,14 @@ func startErrorText(name string, res wrap.Result) string {
 }
 
 // writeReceiptFile writes the receipt, pretty JSON, to --receipt-file
-// (store.WriteReceiptFile says what each kind of path gets).
-func writeReceiptFile(path string, rc *store.Receipt) error {
-	return store.WriteReceiptFile(path, rc)
+// (store.WriteReceiptFile), waiting at most stall for it: the file may be
+// on a file system that hangs too (a harness's conversation folder), and
+// the receipt on stdout must still come. Its own guard, since a hang there
+// says nothing of the tool-outputs directory.
+func writeReceiptFile(path string, rc *store.Receipt, stall time.Duration) error {
+	var err error
+	if herr := newGuard(stall).do("writing --receipt-file", func() { err = store.WriteReceiptFile(path, rc) }, nil); herr != nil {
+		return herr
+	}
+	return err
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/capwrap/capwrap/redact"
 	"github.com/capwrap/capwrap/store"
@@ -102,14 +104,27 @@ func (l *liveWriter) Write(p []byte) (int, error) {
 // byte: /dev/zero or a huge file is refused, not read to the end.
 const maxRedactFileBytes = 16 << 10
 
-// readBounded reads the file at path, at most n+1 bytes of it.
+// redactFileWait bounds how long a --redact-file that is a FIFO or a
+// device (process substitution, <(pass show x)) may take to give its end
+// of file: the command has not started yet.
+const redactFileWait = 10 * time.Second
+
+// readBounded reads the file at path, at most n+1 bytes of it. It is
+// opened without blocking (a FIFO nobody writes to reads as empty, rather
+// than waiting for a writer for ever), and a read that takes longer than
+// redactFileWait is an error.
 func readBounded(path string, n int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, n+1))
+	f.SetReadDeadline(time.Now().Add(redactFileWait)) // FIFOs and ttys: files cannot time out
+	b, err := io.ReadAll(io.LimitReader(f, n+1))
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, fmt.Errorf("no end of file after %v", redactFileWait)
+	}
+	return b, err
 }
 
 // hintedError is a refusal that comes with what to do about it; prepare
