@@ -15,8 +15,10 @@ BIN     ?= capwrap
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS ?= -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 30s
+# The supported platforms (SPEC §11).
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 freebsd/amd64
 
-.PHONY: all build test race fuzz lint install uninstall bench clean
+.PHONY: all build test race fuzz lint install uninstall bench clean cross dist
 
 all: build
 
@@ -65,3 +67,27 @@ bench: build
 
 clean:
 	rm -f capwrap
+
+# Build and vet capwrap, and compile every package's tests, for every
+# supported platform (the tests themselves run on Linux); and check that a
+# Windows build fails with the message that says why.
+cross:
+	@set -e; for p in $(PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; echo "cross: $$p"; \
+	  GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build -o /dev/null . ; \
+	  GOOS=$$os GOARCH=$$arch $(GO) vet ./... ; \
+	  for pkg in $$($(GO) list ./...); do GOOS=$$os GOARCH=$$arch $(GO) test -c -o /dev/null $$pkg ; done; \
+	done
+	@if GOOS=windows $(GO) build -o /dev/null . 2>/tmp/capwrap-windows.$$$$; then \
+	  echo "cross: a Windows build succeeded; it must fail"; exit 1; fi; \
+	  grep -q capwrap_builds_for_linux_darwin_and_freebsd_only /tmp/capwrap-windows.$$$$ \
+	  || { cat /tmp/capwrap-windows.$$$$; echo "cross: a Windows build failed without saying why"; exit 1; }; \
+	  rm -f /tmp/capwrap-windows.$$$$; echo "cross: windows refused, as it should be"
+
+# Release binaries for every supported platform, and their SHA256SUMS.
+dist:
+	rm -rf dist && mkdir dist
+	@set -e; for p in $(PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' \
+	    -o dist/capwrap-$(VERSION)-$$os-$$arch . ; \
+	  echo "dist/capwrap-$(VERSION)-$$os-$$arch"; done
+	cd dist && sha256sum capwrap-* > SHA256SUMS && cat SHA256SUMS

@@ -263,3 +263,15 @@ func TestLauncherKilledLetsGoOfOutput(t *testing.T) {
 		t.Errorf("the output ended %v after the launcher was killed (%d bytes written after it)", d, len(b))
 	}
 }
+
+// footer decodes the receipt on the last line of out.
+func footer(t *testing.T, out []byte) map[string]any {
+	t.Helper()
+	lines := bytes.Split(bytes.TrimRight(out, "\n"), []byte("\n"))
+	last := lines[len(lines)-1]
+	var rc map[string]any
+	if !bytes.HasPrefix(last, []byte("capwrap-receipt ")) || json.Unmarshal(last[len("capwrap-receipt "):], &rc) != nil {
+		t.Fatalf("no receipt on the last line of:\n%s", out)
+	}
+	return rc
+}

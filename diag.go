@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // capwrap's own voice. Every message capwrap itself prints on stderr comes

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // SPEC §3: the store never holds the command hostage. These tests put the
@@ -7,7 +9,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -193,18 +194,6 @@ func runOnHangFS(t *testing.T, afterEOF func(), args ...string) (int, []byte, st
 		t.Fatalf("capwrap did not exit in 30 s; stderr:\n%s", errOut)
 	}
 	return cmd.ProcessState.ExitCode(), out, string(errOut), took
-}
-
-// footer decodes the receipt on the last line of out.
-func footer(t *testing.T, out []byte) map[string]any {
-	t.Helper()
-	lines := bytes.Split(bytes.TrimRight(out, "\n"), []byte("\n"))
-	last := lines[len(lines)-1]
-	var rc map[string]any
-	if !bytes.HasPrefix(last, []byte("capwrap-receipt ")) || json.Unmarshal(last[len("capwrap-receipt "):], &rc) != nil {
-		t.Fatalf("no receipt on the last line of:\n%s", out)
-	}
-	return rc
 }
 
 // TestHungDiskBeforeStart: a tool-outputs directory whose file system hangs

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The job verbs of SPEC §10, wait and stop: flags and usage errors here,

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command capwrap runs a command, keeps a sanitized copy of everything it
 // writes in private files under a tool-outputs directory, and prints a
 // bounded preview and a one-line receipt (or, on a terminal, behaves like

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // `capwrap read` (SPEC §8): the flags, their usage errors, the hints and

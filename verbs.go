@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The secondary verbs of SPEC §8: list, show, read (read.go) and prune read

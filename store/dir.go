@@ -369,7 +369,7 @@ func renameNoReplace(root *os.Root, dir *os.File, oldname, newname string) error
 	}
 	var rerr error
 	err = sc.Control(func(fd uintptr) {
-		rerr = unix.Renameat2(int(fd), oldname, int(fd), newname, unix.RENAME_NOREPLACE)
+		rerr = renameExcl(int(fd), oldname, newname)
 	})
 	if err != nil {
 		return err

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // Background jobs (SPEC §10) keep all their state in the capture
@@ -57,7 +55,7 @@ func (c *Capture) OpenControl() (*os.File, error) {
 	}
 	var merr error
 	if err := rc.Control(func(fd uintptr) {
-		merr = unix.Mkfifoat(int(fd), controlName, 0o600)
+		merr = mkfifoAt(int(fd), c.AbsPath(), controlName, 0o600)
 	}); err != nil {
 		return nil, err
 	}

@@ -62,13 +62,13 @@ func rawOutput(f *os.File) error {
 	var ioctlErr error
 	err = rc.Control(func(fd uintptr) {
 		var t *unix.Termios
-		t, ioctlErr = unix.IoctlGetTermios(int(fd), unix.TCGETS)
+		t, ioctlErr = unix.IoctlGetTermios(int(fd), ioctlGetTermios)
 		if ioctlErr != nil {
 			return
 		}
 		t.Oflag &^= unix.OPOST
 		t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-		ioctlErr = unix.IoctlSetTermios(int(fd), unix.TCSETS, t)
+		ioctlErr = unix.IoctlSetTermios(int(fd), ioctlSetTermios, t)
 	})
 	if err != nil {
 		return err

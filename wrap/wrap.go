@@ -11,16 +11,12 @@
 package wrap
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -34,8 +30,8 @@ import (
 // writer in one Write call.
 const ReadBufferSize = 256 << 10
 
-// pipeSize is the capacity in bytes requested for each pipe (F_SETPIPE_SZ,
-// Linux); larger pipes mean fewer reads for a fast child. Failure is ignored.
+// pipeSize is the capacity in bytes requested for each pipe (growPipe);
+// larger pipes mean fewer reads for a fast child. Failure is ignored.
 const pipeSize = 1 << 20
 
 // winsizePoll is how often, with ptys, capwrap compares its terminal's
@@ -705,31 +701,13 @@ const stopGrace = 200 * time.Millisecond
 
 // GroupAlive reports whether the process group has a member that is not a
 // zombie. kill(-pgid, 0) alone cannot tell: an orphaned zombie that init has
-// not reaped yet still counts there, so /proc is read to see the states.
+// not reaped yet still counts there, so the members' states are looked at
+// (liveMember, per system).
 func GroupAlive(pgid int) bool {
 	if syscall.Kill(-pgid, 0) != nil {
 		return false
 	}
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	if stats == nil {
-		return true // no /proc: trust kill
-	}
-	for _, p := range stats {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
-			return true
-		}
-	}
-	return false
+	return liveMember(pgid)
 }
 
 // reclaimForeground makes capwrap's own process group the foreground group
@@ -920,7 +898,7 @@ func openStreams(cfg Config) ([2]*stream, error) {
 				// end blocking and so break the drain deadline.
 				if rc, cerr := r.SyscallConn(); cerr == nil {
 					_ = rc.Control(func(fd uintptr) {
-						_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize)
+						growPipe(fd, pipeSize)
 					})
 				}
 			}

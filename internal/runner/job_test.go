@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/capwrap/capwrap/wrap"
 )
 
 // linkPair is a job's link and the launcher's end of it.
 func linkPair(t *testing.T) (*Job, *os.File) {
 	t.Helper()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	a, b, err := wrap.SocketPair()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,8 +24,8 @@ func linkPair(t *testing.T) (*Job, *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &Job{Link: os.NewFile(uintptr(fds[0]), "link"), outFDs: []int{int(out.Fd())}}
-	l := os.NewFile(uintptr(fds[1]), "launcher")
+	j := &Job{Link: a, outFDs: []int{int(out.Fd())}}
+	l := b
 	t.Cleanup(func() { j.Link.Close(); l.Close(); out.Close() })
 	return j, l
 }

@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -100,11 +98,10 @@ func startSupervisor(cfg Config, args []string, detach bool) (*os.File, *os.Proc
 	if err != nil {
 		return nil, nil, err
 	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	link, theirs, err := wrap.SocketPair()
 	if err != nil {
 		return nil, nil, err
 	}
-	link, theirs := os.NewFile(uintptr(fds[0]), "link"), os.NewFile(uintptr(fds[1]), "link")
 	defer theirs.Close()
 	mode := "attach"
 	if detach {
