@@ -5,6 +5,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,7 +56,7 @@ func parseIDs(args []string, name, usage string, o *options, d diag, fs interfac
 
 // view is how the job verbs show a job: the global flags' budgets.
 func view(o *options, dir *store.Dir, stdout io.Writer, d diag) runner.View {
-	return runner.View{Dir: dir, DirArg: o.dir, StdoutChars: o.stdoutChars, StderrChars: o.stderrChars,
+	return runner.View{Dir: dir, DirArg: dir.ReadArg(os.Getenv), StdoutChars: o.stdoutChars, StderrChars: o.stderrChars,
 		PreviewBytes: int(o.previewBytes), Stdout: stdout, Diag: d}
 }
 

@@ -141,6 +141,7 @@ func cmdRcpt(ts *testscript.TestScript, neg bool, args []string) {
 	if err := json.Unmarshal(bytes.TrimPrefix(b[at:], []byte("capwrap-receipt ")), &rc); err != nil {
 		ts.Fatalf("receipt is not JSON: %v", err)
 	}
+	rc = completeFooter(rc, ts.MkAbs)
 	failed := false
 	for _, a := range args[1:] {
 		if err := checkAssertion(rc, b[:at], ts.MkAbs, a); err != nil {
@@ -150,6 +151,39 @@ func cmdRcpt(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if failed {
 		ts.Fatalf("receipt assertions failed")
+	}
+}
+
+// completeFooter reads the footer's keys as SPEC §7 says a reader should:
+// a key the short footer leaves out is receipt.json's (or, for a running
+// capture, receipt.live.json's) in the capture the footer names. The
+// footer's own values win; a footer naming no capture is taken as it is.
+func completeFooter(footer map[string]any, abs func(string) string) map[string]any {
+	dir, _ := footer["dir"].(string)
+	full := map[string]any{}
+	for _, name := range []string{"receipt.json", "receipt.live.json"} {
+		if b, err := os.ReadFile(filepath.Join(abs(dir), name)); dir != "" && err == nil {
+			json.Unmarshal(b, &full)
+			break
+		}
+	}
+	if len(full) == 0 {
+		return footer // a compact success or an unkept run: the footer is all there is
+	}
+	merge(full, footer)
+	return full
+}
+
+// merge copies src into dst, object by object.
+func merge(dst, src map[string]any) {
+	for k, v := range src {
+		if sv, ok := v.(map[string]any); ok {
+			if dv, ok := dst[k].(map[string]any); ok {
+				merge(dv, sv)
+				continue
+			}
+		}
+		dst[k] = v
 	}
 }
 

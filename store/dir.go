@@ -313,6 +313,19 @@ func (d *Dir) Abs() string { return d.abs }
 // directory (--dir).
 func (d *Dir) Fallback() bool { return d.fallback }
 
+// ReadArg is the --dir a later `capwrap read` (or wait, stop...) needs to
+// find this directory from any working directory: "" when CAPWRAP_DIR
+// (read with getenv) names it by an absolute path, which the caller's
+// later commands inherit; else its absolute path (the default
+// ./tool-outputs, a relative --dir, or the fallback all depend on where
+// capwrap ran).
+func (d *Dir) ReadArg(getenv func(string) string) string {
+	if env := getenv(EnvDir); filepath.IsAbs(env) && filepath.Clean(env) == d.abs && !d.fallback {
+		return ""
+	}
+	return d.abs
+}
+
 // Root returns the os.Root through which every file of the directory is
 // reached. It is closed by [Dir.Close].
 func (d *Dir) Root() *os.Root { return d.root }

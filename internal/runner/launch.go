@@ -160,7 +160,7 @@ func handedBack(cfg Config, rc *store.Receipt, after time.Duration) (int, syscal
 		cfg.Diag.Errorf("%v", err)
 		return ExitUsage, 0
 	}
-	v := View{Dir: dir, DirArg: cfg.Dir, StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
+	v := View{Dir: dir, DirArg: dir.ReadArg(cfg.Getenv), StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
 		PreviewBytes: cfg.PreviewBytes, Stdout: cfg.Stdout, Diag: cfg.Diag}
 	if err := v.handBack(e, after); err != nil {
 		cfg.Diag.Errorf("%v", err)

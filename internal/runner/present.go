@@ -90,11 +90,8 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 func (p *footerPresenter) stream(c *store.Capture, name string, k *preview.Keeper, committed int64) preview.Stream {
 	st := preview.Stream{Keeper: k, Name: name}
 	if c != nil {
-		cmd, dir := "capwrap", p.cfg.Dir
-		if d := c.Dir(); dir == "" && d.Fallback() {
-			dir = d.Path()
-		}
-		if dir != "" {
+		cmd := "capwrap"
+		if dir := c.Dir().ReadArg(p.cfg.Getenv); dir != "" {
 			cmd += " --dir " + preview.ShellQuote(dir)
 		}
 		cmd += " read " + c.ID()
@@ -113,6 +110,12 @@ func (p *footerPresenter) present(o *Outcome) error {
 	footer, _ := o.Receipt().Footer(o.CompactFooter())
 	out := bufio.NewWriterSize(p.out, 32<<10)
 	out.Write(p.text)
+	if len(p.text) == 0 {
+		// Nothing before it: the footer still starts a line of its own,
+		// after whatever the caller printed in front of capwrap's output
+		// (a harness's "Output: ") (SPEC §7).
+		out.WriteByte('\n')
+	}
 	out.Write(footer)
 	if err := out.Flush(); err != nil && !errors.Is(err, syscall.EPIPE) {
 		return fmt.Errorf("%w: %v", errPreview, err)
