@@ -34,7 +34,7 @@ func codeFlags() []string {
 func codeEnv() []string {
 	var vars []string
 	for _, f := range codeFlags() {
-		if f != "help" && f != "version" {
+		if !noVariable(f) {
 			vars = append(vars, envName(f))
 		}
 	}
@@ -411,7 +411,7 @@ func TestEnvDocumented(t *testing.T) {
 	sameSet(t, "variable", "capwrap help env", code, envTokens(help("env")))
 	sameSet(t, "variable", "README.md", code, envTokens(readDoc(t, "README.md")))
 	for _, f := range codeFlags() {
-		if f == "help" || f == "version" {
+		if noVariable(f) {
 			continue
 		}
 		if !strings.Contains(help(f), "variable: "+envName(f)) {

@@ -95,7 +95,7 @@ func flagUsages(fs *pflag.FlagSet, names []string, withEnv bool) string {
 		if d := flagDefault(f); d != "" {
 			text += " (default " + d + ")"
 		}
-		if withEnv && n != "help" && n != "version" {
+		if withEnv && !noVariable(n) {
 			text += "; " + envName(n)
 		}
 		if len(line) < 26 {
@@ -147,9 +147,9 @@ func printHelp(w io.Writer, topic string) bool {
 		fmt.Fprintf(w, "capwrap [flags] -- COMMAND [ARG...]\n\nflags, each with its variable (a flag beats its variable):\n%s", flagUsages(fs, allFlags(fs), true))
 		return true
 	case "env", "environment":
-		fmt.Fprint(w, "Every flag but --help and --version has a variable; a flag beats its\nvariable, an empty variable counts as unset.\n\n")
+		fmt.Fprint(w, "Every flag but --help, --version and -c has a variable; a flag beats its\nvariable, an empty variable counts as unset.\n\n")
 		for _, n := range allFlags(fs) {
-			if n != "help" && n != "version" {
+			if !noVariable(n) {
 				fmt.Fprintf(w, "  %-28s %s\n", envName(n), flagSynopsis(fs.Lookup(n)))
 			}
 		}
@@ -169,7 +169,7 @@ func printHelp(w io.Writer, topic string) bool {
 		fmt.Fprintf(w, " (default %s)", d)
 	}
 	fmt.Fprintln(w)
-	if f.Name != "version" {
+	if !noVariable(f.Name) {
 		fmt.Fprintf(w, "  variable: %s\n", envName(f.Name))
 	}
 	if more, ok := flagDetail[f.Name]; ok {

@@ -61,7 +61,9 @@ type options struct {
 	stallTimeout time.Duration
 	tee, preview bool
 	quiet        bool
-	background   bool
+	// shell is -c STRING: a command line for the shell.
+	shell      string
+	background bool
 	// backgroundAfter is --background-after (0: never).
 	backgroundAfter time.Duration
 	receiptFile     string
@@ -134,9 +136,17 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.noLabel, "no-label", false, "leave the command out of the receipt")
 	fs.StringVar(&o.pty, "pty", "auto", "give the command terminals for stdout and stderr: auto|always|never")
 	fs.StringVar(&o.color, "color", "auto", "colour the summary: auto|always|never")
+	fs.StringVarP(&o.shell, "command", "c", "", "run this string with a POSIX shell ($SHELL if sh, bash, zsh, dash or ksh, else /bin/sh)")
 	fs.BoolVarP(&o.help, "help", "h", false, "show help")
 	fs.BoolVar(&o.version, "version", false, "print the version")
 	return fs
+}
+
+// noVariable names the flags without a CAPWRAP_* variable: --help,
+// --version, and -c (a command line taken from the environment would run
+// in every capwrap that inherits it).
+func noVariable(flag string) bool {
+	return flag == "help" || flag == "version" || flag == "command"
 }
 
 // envName is the CAPWRAP_* variable of a flag: --dir-quota is
@@ -153,7 +163,7 @@ func applyEnv(fs *pflag.FlagSet, getenv func(string) string) (map[string]bool, e
 	var err error
 	set := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) {
-		if err != nil || f.Changed || f.Name == "help" || f.Name == "version" {
+		if err != nil || f.Changed || noVariable(f.Name) {
 			return
 		}
 		v := getenv(envName(f.Name))
@@ -217,7 +227,9 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		fmt.Fprintf(stdout, "capwrap %s\n", versionString())
 		return 0, 0
 	}
-	if len(rest) > 0 && fs.ArgsLenAtDash() != 0 && isVerb(rest[0]) {
+	if o.shell != "" { // -c STRING: the shell runs it; what follows is its $0, $1...
+		rest = append(shellArgv(o.shell, os.Getenv), rest...)
+	} else if len(rest) > 0 && fs.ArgsLenAtDash() != 0 && isVerb(rest[0]) {
 		if rest[0] == "wait" { // exits as the job's command did, its signal re-raised
 			return verbWait(rest[1:], &o, stdout, d)
 		}
@@ -239,8 +251,21 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		cfg.Job = job
 	case o.background || o.backgroundAfter > 0:
 		return runner.Launch(cfg, args, o.background, o.backgroundAfter)
+	case isCapwrap(rest[0]):
+		// A nested capwrap (SPEC §1): a verb runs here directly, neither
+		// captured nor cut; a run captures its command itself, under this
+		// capwrap's --timeout, signals and watchdog.
+		if selectsVerb(rest[1:]) {
+			return run(rest[1:], stdin, stdout, stderr)
+		}
+		cfg.PassThrough = true
 	}
 	out := runner.Run(cfg)
+	if out.Process.NotFound && o.shell == "" {
+		if h := shellSyntaxHint(rest); h != "" {
+			d.Hintf("%s", h)
+		}
+	}
 	return out.ExitStatus(), out.Reraise()
 }
 

@@ -44,16 +44,19 @@ func newPresenter(mode Mode, cfg Config) presenter {
 	return &footerPresenter{out: cfg.Stdout, preview: true, cfg: cfg}
 }
 
-// chooseMode resolves ModeAuto (SPEC §2): tee when stdout is a terminal,
-// else preview.
-func chooseMode(m Mode, stdout *os.File) Mode {
-	if m == ModeAuto {
-		if isatty.IsTerminal(stdout.Fd()) {
-			return ModeTee
-		}
-		return ModePreview
+// chooseMode resolves ModeAuto (SPEC §2): tee when a person is at a
+// terminal, i.e. stdout is one, or stdin and stderr both are (`capwrap
+// make | grep error`, `X=$(capwrap ...)` at a prompt: the stream is what
+// the pipe wants, not a preview); else preview (agents, CI; a harness whose
+// shell runs in a pty sets CAPWRAP_PREVIEW=1).
+func chooseMode(m Mode, stdin, stdout, stderr *os.File) Mode {
+	if m != ModeAuto {
+		return m
 	}
-	return m
+	if isatty.IsTerminal(stdout.Fd()) || (isatty.IsTerminal(stdin.Fd()) && isatty.IsTerminal(stderr.Fd())) {
+		return ModeTee
+	}
+	return ModePreview
 }
 
 // footerPresenter prints, after the run, the preview (preview mode) and

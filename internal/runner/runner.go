@@ -29,6 +29,9 @@ const liveReceiptDelay = 25 * time.Millisecond
 // after re-raising o.Reraise() when that is not 0.
 func Run(cfg Config) *Outcome {
 	defer catchWriteSignals()()
+	if cfg.PassThrough {
+		return passThrough(cfg)
+	}
 	r, err := prepare(cfg)
 	if err != nil {
 		return &Outcome{Refused: err}
@@ -41,6 +44,26 @@ func Run(cfg Config) *Outcome {
 	r.publish()
 	r.closeOutputIfHung()
 	return &r.out
+}
+
+// passThrough runs a nested capwrap (SPEC §1: not captured twice) with
+// capwrap's own stdout and stderr: the inner capwrap captures, previews and
+// prints its receipt; this one only enforces --timeout, forwards signals,
+// keeps the watchdog and exits with the inner one's status.
+func passThrough(cfg Config) *Outcome {
+	wd, err := wrap.StartWatchdog(cfg.KillAfter)
+	if err != nil {
+		cfg.Diag.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
+	}
+	terminal := isatty.IsTerminal(cfg.Stdin.Fd())
+	o := &Outcome{Launched: time.Now()}
+	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
+		KillAfter: cfg.KillAfter, DrainTimeout: cfg.DrainTimeout, Terminal: terminal,
+		Foreground: terminal && wrap.InForeground(int(cfg.Stdin.Fd()))})
+	if err := o.Process.StartErr; err != nil {
+		cfg.Diag.Errorf("%s", startErrorText(cfg.Argv[0], o.Process))
+	}
+	return o
 }
 
 // closeOutputIfHung closes capwrap's stdout and stderr, once everything is
@@ -95,7 +118,7 @@ func catchWriteSignals() (stop func()) {
 // stage sees only sanitized bytes. A refusal has been reported.
 func prepare(cfg Config) (*run, error) {
 	d := cfg.Diag
-	mode := chooseMode(cfg.Mode, cfg.Stdout)
+	mode := chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr)
 	setupColor(cfg.Color, cfg.Getenv, cfg.Stderr)
 	r := &run{cfg: cfg, d: d, present: newPresenter(mode, cfg)}
 	if cfg.Job != nil {
@@ -113,7 +136,7 @@ func prepare(cfg Config) (*run, error) {
 		}
 		return nil, err
 	}
-	if r.out.PTY, r.stderrPipe, err = choosePTY(cfg.PTY, mode, isatty.IsTerminal(cfg.Stdin.Fd()), d); err != nil {
+	if r.out.PTY, r.stderrPipe, err = choosePTY(cfg.PTY, mode, isatty.IsTerminal(cfg.Stdin.Fd()), isatty.IsTerminal(cfg.Stdout.Fd()), d); err != nil {
 		d.Errorf("%v", err)
 		return nil, err
 	}
@@ -445,8 +468,11 @@ func sanitize(policy *redact.Policy, s string) string {
 // more, and git log, man... which start one) read their keys from the
 // terminal named by stderr; a pty there would never receive a key and the
 // pager could not be quit. --pty always gives stderr its pty regardless.
-func choosePTY(flag When, mode Mode, interactive bool, d Diag) (use, stderrPipe bool, err error) {
-	if !(flag == Always || (flag == Auto && mode == ModeTee)) {
+func choosePTY(flag When, mode Mode, interactive, stdoutTerminal bool, d Diag) (use, stderrPipe bool, err error) {
+	// auto: only where the command's own stdout would be a terminal
+	// without capwrap; `capwrap make | grep` gives make a pipe, as the
+	// shell would.
+	if !(flag == Always || (flag == Auto && mode == ModeTee && stdoutTerminal)) {
 		return false, false, nil
 	}
 	if err := wrap.PTYAvailable(); err != nil {
