@@ -194,15 +194,17 @@ func newKept(k *Keeper) *kept {
 	return kp
 }
 
-// isBinary reports whether kept bytes look like binary output (SPEC §5): they
-// contain a NUL byte, or at least 64 bytes were kept and more than 30% of
-// them are not text (invalid UTF-8, or control bytes other than the ones
-// terminals and build tools use: \t \n \v \f \r \b BEL ESC). Judged on the
-// kept head and tail only, so it costs O(kept bytes).
+// isBinary reports whether kept bytes look like binary output (SPEC §5):
+// output that is mostly not text. "Mostly" means that at least 64 bytes
+// were kept and more than 30% of them are not text: invalid UTF-8, or
+// control bytes other than the ones terminals and build tools use (\t \n
+// \v \f \r \b BEL ESC), NUL included. Executables, archives and images are
+// far above that; text with a stray NUL or a few Latin-1 bytes far below,
+// and is shown, its control bytes escaped, so that an error line next to a
+// NUL still reaches the reader. Fewer than 64 bytes are always shown: their
+// escaped display costs at most 4 characters a byte. Judged on the kept head
+// and tail only, so it costs O(kept bytes).
 func isBinary(p []byte) bool {
-	if bytes.IndexByte(p, 0) >= 0 {
-		return true
-	}
 	if len(p) < 64 {
 		return false
 	}

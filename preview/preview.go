@@ -141,10 +141,12 @@ type Info struct {
 //     command for exactly that range (--lines A:B when both cuts are line
 //     boundaries, else --offset N --limit M);
 //   - for binary output, one line "… capwrap: binary output, N bytes of
-//     stdout not shown; file F …". Output is binary when the kept bytes
-//     contain a NUL, or when at least 64 bytes were kept and more than 30%
-//     of them are invalid UTF-8 or control bytes other than \a \b \t \n \v
-//     \f \r and ESC. Its Info counts every byte and line as omitted.
+//     stdout not shown; file F …". Output is binary when it is mostly not
+//     text: at least 64 bytes were kept (of the head or of the tail) and
+//     more than 30% of them are invalid UTF-8 or control bytes other than
+//     \a \b \t \n \v \f \r and ESC (NUL included). A NUL or a few in
+//     text are shown escaped (`\x00`) like any other control byte. Its
+//     Info counts every byte and line as omitted.
 //
 // The tail Keeper's oldest bytes may be the end of a sequence whose start
 // is gone; the tail then starts at the first line start within 512 bytes,

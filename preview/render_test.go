@@ -343,11 +343,16 @@ func TestRenderBinary(t *testing.T) {
 		in     []byte
 		binary bool
 	}{
-		{"nul", []byte("ELF\x00\x01\x02 some text\n"), true},
+		{"short with nuls", []byte("ELF\x00\x01\x02 some text\n"), false},
 		{"noise without nul", noisy, true},
 		{"big binary", bytes.Repeat([]byte{0, 1, 2, 0xff}, 1<<18), true},
+		{"nuls", bytes.Repeat([]byte{0}, 64), true},
+		{"utf-16", []byte(strings.Repeat("e\x00r\x00r\x00o\x00r\x00\n\x00", 20)), true},
+		{"31% control bytes", []byte(strings.Repeat("\x01", 31) + strings.Repeat("x", 69)), true},
+		{"30% control bytes", []byte(strings.Repeat("\x01", 30) + strings.Repeat("x", 70)), false},
 		{"latin-1 text", bytes.Repeat([]byte("caf\xe9 cr\xe8me br\xfbl\xe9e\n"), 100), false},
 		{"one bad byte", []byte("\xff\n"), false},
+		{"a nul in a long text", append(bytes.Repeat([]byte("ok\n"), 1000), "\x00\n"...), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,6 +372,32 @@ func TestRenderBinary(t *testing.T) {
 			}
 			if out != (Info{State: "truncated", OmittedBytes: int64(len(tt.in)), OmittedLines: int64(bytes.Count(tt.in, newline))}) {
 				t.Errorf("info %+v", out)
+			}
+		})
+	}
+}
+
+// TestRenderNULInText: a NUL or a few in text output are shown escaped, not
+// taken as binary output that hides the error line next to them.
+func TestRenderNULInText(t *testing.T) {
+	tests := []struct {
+		name, stderr, want string
+	}{
+		{"one nul before the error", "building\x00\nerror: undefined: foo\n", "building\\x00\nerror: undefined: foo\n"},
+		{"nul terminated strings", "a\x00b\x00c\x00\n", "a\\x00b\\x00c\\x00\n"},
+		{"a few nuls in a long log", strings.Repeat("compiling package\n", 20) + "\x00\x00\x00panic: boom\n",
+			strings.Repeat("compiling package\n", 20) + "\\x00\\x00\\x00panic: boom\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			se := Stream{Keeper: keeperOf(10000, tt.stderr), File: "to/ID/stderr.log"}
+			text, _, info := Render(Stream{}, se, Options{Failed: true})
+			_, body, _ := strings.Cut(string(text), " ---\n")
+			if body != tt.want {
+				t.Errorf("stderr shown as %q, want %q", body, tt.want)
+			}
+			if info.State != StateComplete {
+				t.Errorf("info %+v", info)
 			}
 		})
 	}
