@@ -231,6 +231,7 @@ func isBinary(p []byte) bool {
 type section struct {
 	binary   bool
 	whole    bool   // shown whole: head is the display of the entire stream
+	altered  bool   // the shown display is not the raw bytes it stands for
 	head     []byte // display text of stream bytes [0, a)
 	tail     []byte // display text of stream bytes [b, total)
 	a, b     int64  // omitted stream bytes [a, b)
@@ -252,7 +253,7 @@ func (kp *kept) plan(maxC, maxB int) section {
 		return section{whole: true}
 	}
 	if kp.binary {
-		return section{binary: true, a: 0, b: kp.total, omLines: kp.lines}
+		return section{binary: true, altered: true, a: 0, b: kp.total, omLines: kp.lines}
 	}
 	maxC, maxB = max(maxC, 0), max(maxB, 0)
 	hc, hb := maxC/4, maxB/4
@@ -269,7 +270,7 @@ func (kp *kept) plan(maxC, maxB int) section {
 	if kp.all != nil {
 		if c, n := measure(kp.all); c <= maxC && n <= maxB {
 			disp, _ := render(make([]byte, 0, n), kp.all, true)
-			return section{whole: true, head: disp}
+			return section{whole: true, head: disp, altered: !bytes.Equal(disp, kp.all)}
 		}
 		headRegion = kp.all
 		a = selectHead(kp.all, true, hc, hb)
@@ -287,6 +288,7 @@ func (kp *kept) plan(maxC, maxB int) section {
 	sec := section{a: int64(a), b: base + int64(b)}
 	sec.head, _ = render(nil, headRegion[:a], true)
 	sec.tail, _ = render(nil, t[b:], true)
+	sec.altered = !bytes.Equal(sec.head, headRegion[:a]) || !bytes.Equal(sec.tail, t[b:])
 	nlHead := int64(bytes.Count(headRegion[:a], newline))
 	nlTail := int64(bytes.Count(t[b:], newline))
 	sec.omLines = kp.lines - nlHead - nlTail

@@ -119,7 +119,7 @@ func checkSection(t *testing.T, name string, s *section, in Info, data []byte) {
 		t.Errorf("%s: info %+v", name, in)
 	}
 	if s.binary {
-		if in != (Info{State: "truncated", OmittedBytes: total, OmittedLines: int64(bytes.Count(data, newline))}) {
+		if in != (Info{State: "truncated", OmittedBytes: total, OmittedLines: int64(bytes.Count(data, newline)), Altered: true}) {
 			t.Errorf("%s: binary info %+v", name, in)
 		}
 		return
@@ -127,6 +127,9 @@ func checkSection(t *testing.T, name string, s *section, in Info, data []byte) {
 	if s.whole {
 		if !bytes.Equal(s.head, Sanitize(data)) || in.State != "complete" || in.ShownBytes != int64(len(s.head)) {
 			t.Errorf("%s: whole section is not the sanitized input", name)
+		}
+		if in.Altered != !bytes.Equal(s.head, data) {
+			t.Errorf("%s: Altered %v, shown %q for %q", name, in.Altered, s.head, data)
 		}
 		return
 	}
@@ -141,6 +144,9 @@ func checkSection(t *testing.T, name string, s *section, in Info, data []byte) {
 	}
 	if utf8.Valid(data) && !bytes.ContainsRune(data, utf8.RuneError) && (bytes.ContainsRune(s.head, utf8.RuneError) || bytes.ContainsRune(s.tail, utf8.RuneError)) {
 		t.Errorf("%s: U+FFFD shown for valid input", name)
+	}
+	if want := !bytes.Equal(s.head, data[:s.a]) || !bytes.Equal(s.tail, data[s.b:]); in.Altered != want {
+		t.Errorf("%s: Altered %v, want %v", name, in.Altered, want)
 	}
 	omitted := data[s.a:s.b]
 	if want := int64(bytes.Count(omitted, newline)); s.omLines != want {

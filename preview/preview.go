@@ -114,6 +114,15 @@ type Info struct {
 	// OmittedLines counts the newline bytes in the omitted range: the
 	// number of lines left out when the cuts fall on line boundaries.
 	OmittedLines int64
+	// Altered tells that the text shown for the stream is not the stream's
+	// bytes as they are: carriage-return frames collapsed, "\r\n" shown as
+	// "\n", ANSI escape sequences removed, control bytes escaped, invalid
+	// UTF-8 replaced by U+FFFD, or the stream summarized as binary output.
+	// It is about the bytes shown, whatever State says: a complete stream
+	// that is Altered was shown whole but not byte for byte, so only its
+	// file holds it as it was. The line end Render adds after a last line
+	// that has none, and the one before a marker, are no alteration.
+	Altered bool
 }
 
 // Render writes the preview of both streams (SPEC §5) and returns it with
@@ -227,7 +236,7 @@ func planBoth(ko, ke *kept, opt Options) (so, se section, ec int) {
 }
 
 func (s *section) info() Info {
-	in := Info{State: StateComplete, ShownBytes: int64(s.shownBytes())}
+	in := Info{State: StateComplete, ShownBytes: int64(s.shownBytes()), Altered: s.altered}
 	if !s.whole && s.b > s.a {
 		in.State = StateTruncated
 		in.OmittedBytes = s.b - s.a

@@ -370,7 +370,7 @@ func TestRenderBinary(t *testing.T) {
 			if string(text) != want {
 				t.Errorf("text = %q, want %q", text, want)
 			}
-			if out != (Info{State: "truncated", OmittedBytes: int64(len(tt.in)), OmittedLines: int64(bytes.Count(tt.in, newline))}) {
+			if out != (Info{State: "truncated", OmittedBytes: int64(len(tt.in)), OmittedLines: int64(bytes.Count(tt.in, newline)), Altered: true}) {
 				t.Errorf("info %+v", out)
 			}
 		})
@@ -398,6 +398,48 @@ func TestRenderNULInText(t *testing.T) {
 			}
 			if info.State != StateComplete {
 				t.Errorf("info %+v", info)
+			}
+		})
+	}
+}
+
+// TestRenderAltered: Info.Altered tells whether the bytes shown are the
+// stream's bytes as they are.
+func TestRenderAltered(t *testing.T) {
+	_, long := numberedLines(2000)
+	tests := []struct {
+		name    string
+		in      string
+		state   string
+		altered bool
+	}{
+		{"plain", "hello world\n", StateComplete, false},
+		{"partial last line", "no newline", StateComplete, false},
+		{"tabs and utf-8", "a\tb €日𝄞\n", StateComplete, false},
+		{"empty", "", StateComplete, false},
+		{"carriage-return frames", "10%\r50%\r100%\n", StateComplete, true},
+		{"crlf", "a\r\nb\r\n", StateComplete, true},
+		{"ansi colour", "\x1b[31mred\x1b[0m\n", StateComplete, true},
+		{"only escapes", "\x1b[0m", StateComplete, true},
+		{"control byte", "ding\x07\n", StateComplete, true},
+		{"nul", "a\x00b\n", StateComplete, true},
+		{"invalid utf-8", "caf\xe9\n", StateComplete, true},
+		{"binary", strings.Repeat("\x00\x01\x02\xff", 100), StateTruncated, true},
+		{"truncated plain", long, StateTruncated, false},
+		{"truncated, colour in the head", "\x1b[1m" + long, StateTruncated, true},
+		{"truncated, colour in the tail", long + "\x1b[1mdone\n", StateTruncated, true},
+		{"truncated, colour only in the omitted part", long[:len(long)/2] + "\x1b[1m" + long[len(long)/2:], StateTruncated, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, out, _ := Render(Stream{Keeper: keeperOf(8000, tt.in)}, Stream{}, Options{})
+			if out.State != tt.state || out.Altered != tt.altered {
+				t.Errorf("info %+v, want state %s, altered %v", out, tt.state, tt.altered)
+			}
+			// The same on stderr, whose Info is the third result.
+			_, _, errInfo := Render(Stream{}, Stream{Keeper: keeperOf(2000, tt.in)}, Options{StderrChars: 8000})
+			if errInfo.State != tt.state || errInfo.Altered != tt.altered {
+				t.Errorf("stderr info %+v, want state %s, altered %v", errInfo, tt.state, tt.altered)
 			}
 		})
 	}
