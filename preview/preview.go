@@ -7,7 +7,7 @@
 // It knows nothing of processes, pipes, files or redaction: it is given the
 // bytes of each stream (already redacted, the same bytes the capture file
 // holds, so its byte offsets and line numbers are the file's) and strings
-// naming the file and the command that reads it back.
+// naming the command that reads it back and the file.
 //
 // Units: budgets are in characters (Unicode code points) of display text;
 // the overall ceiling is in bytes of UTF-8 display text; every count of the
@@ -21,11 +21,12 @@ import (
 )
 
 // Spec defaults of Options (SPEC §5: --stdout-chars, --stderr-chars,
-// --preview-bytes).
+// --preview-bytes; SPEC §8: the --limit of `capwrap read`).
 const (
 	DefaultStdoutChars = 8000
 	DefaultStderrChars = 2000
 	DefaultMaxBytes    = 16384
+	DefaultReadLimit   = 64 << 10
 )
 
 // Stream is one stream given to Render.
@@ -36,14 +37,17 @@ type Stream struct {
 	// Empty means the name of the argument's position in Render.
 	Name string
 	// File is the path of the stream's capture file as shown to the user,
-	// named by the omission marker and the binary summary; "" when no file
-	// is kept (the marker then names none).
+	// named by the binary summary (for tools such as file(1) or xxd); ""
+	// when no file is kept (the summary then names none). The omission
+	// marker does not name it: its read command names the capture.
 	File string
 	// ReadCmd is the prefix of the command that reads this stream back, e.g.
-	// "capwrap read 20261130T030612Z-k3j4 --stream stderr"; "" when none.
-	// The marker appends " --lines A:B" (1-based, inclusive: exactly the
-	// omitted lines) when both cuts fall on line boundaries, otherwise
-	// " --offset N --limit M" (bytes: exactly the omitted bytes).
+	// "capwrap read 20261130T030612Z-k3j4 --stream stderr"; "" when none
+	// (the marker then offers no command). The marker appends the range:
+	// " --lines A:B" (1-based, inclusive: exactly the omitted lines) when
+	// both cuts fall on line boundaries, otherwise " --offset N --limit M"
+	// (bytes: exactly the omitted bytes), or only " --offset N" when the
+	// omitted bytes do not fit in one read (see Options.ReadLimit).
 	ReadCmd string
 	// FileShort says the file holds only the first FileBytes bytes of the
 	// stream (persistence stopped early: capture partial, SPEC §4). The
@@ -71,6 +75,13 @@ type Options struct {
 	// the characters of StdoutChars that stdout does not use are added to
 	// StderrChars.
 	Failed bool
+	// ReadLimit is the most bytes one run of the marker's read command
+	// prints (`capwrap read`'s --limit default, SPEC §8); 0 means
+	// DefaultReadLimit, a negative value no limit. The marker says its
+	// command "prints them" only when the omitted bytes fit in one read;
+	// otherwise that it "reads them 64 KiB at a time" and how --grep
+	// finds lines in them.
+	ReadLimit int64
 }
 
 func (o Options) withDefaults() Options {
@@ -85,6 +96,12 @@ func (o Options) withDefaults() Options {
 		o.MaxBytes = DefaultMaxBytes
 	case o.MaxBytes < 0:
 		o.MaxBytes = math.MaxInt
+	}
+	switch {
+	case o.ReadLimit == 0:
+		o.ReadLimit = DefaultReadLimit
+	case o.ReadLimit < 0:
+		o.ReadLimit = math.MaxInt64
 	}
 	o.StdoutChars = max(o.StdoutChars, 0)
 	o.StderrChars = max(o.StderrChars, 0)
@@ -146,9 +163,8 @@ type Info struct {
 //     on one when a newline lies within its first quarter; otherwise they
 //     end and start on a code point, never inside a UTF-8 or escape
 //     sequence. The omitted part is one contiguous byte range of the stream;
-//     the marker gives its size in bytes and lines, the file, and the read
-//     command for exactly that range (--lines A:B when both cuts are line
-//     boundaries, else --offset N --limit M);
+//     the marker gives its size in bytes and lines and the read command for
+//     exactly that range (see appendMarker);
 //   - for binary output, one line "… capwrap: binary output, N bytes of
 //     stdout not shown; file F …". Output is binary when it is mostly not
 //     text: at least 64 bytes were kept (of the head or of the tail) and
@@ -185,11 +201,11 @@ func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info)
 		if headers {
 			text = appendHeader(text, stdout.Name, ko.total)
 		}
-		text = appendSection(text, &so, &stdout)
+		text = appendSection(text, &so, &stdout, opt.ReadLimit)
 	}
 	if ke.total > 0 {
 		text = appendHeader(text, stderr.Name, ke.total)
-		text = appendSection(text, &se, &stderr)
+		text = appendSection(text, &se, &stderr, opt.ReadLimit)
 	}
 	if text == nil {
 		text = []byte{}
@@ -253,7 +269,7 @@ func appendHeader(dst []byte, name string, total int64) []byte {
 	return append(dst, ") ---\n"...)
 }
 
-func appendSection(dst []byte, s *section, st *Stream) []byte {
+func appendSection(dst []byte, s *section, st *Stream, readLimit int64) []byte {
 	start := len(dst)
 	endLine := func() {
 		if len(dst) > start && dst[len(dst)-1] != '\n' {
@@ -275,17 +291,38 @@ func appendSection(dst []byte, s *section, st *Stream) []byte {
 	dst = append(dst, s.head...)
 	if !s.whole && s.b > s.a {
 		endLine()
-		dst = appendMarker(dst, s, st)
+		dst = appendMarker(dst, s, st, readLimit)
 	}
 	dst = append(dst, s.tail...)
 	endLine()
 	return dst
 }
 
-// appendMarker appends the omission marker line, e.g.
+// appendMarker appends the omission marker line. It names the capture once,
+// through the read command, and promises no more than one read prints
+// (readLimit bytes):
 //
-//	… capwrap: 871,904 bytes (19,731 lines) of stdout omitted; file F; `capwrap read ID --lines 121:19851` prints them …
-func appendMarker(dst []byte, s *section, st *Stream) []byte {
+//	… capwrap: 4,210 bytes (97 lines) of stdout omitted; `capwrap read ID --lines 121:217` prints them …
+//	… capwrap: 871,904 bytes (19,731 lines) of stdout omitted; `capwrap read ID --lines 121:19851` reads them 64 KiB at a time, `… --grep REGEX` finds lines in them …
+//	… capwrap: 9,000 bytes (within one line) of stdout omitted; `capwrap read ID --offset 2000 --limit 9000` prints them …
+//	… capwrap: 2,089,152 bytes (within one line) of stdout omitted; `capwrap read ID --offset 2000` reads them 64 KiB at a time …
+//
+// --lines A:B when both cuts fall on line boundaries, else --offset N with
+// --limit M when the M omitted bytes fit in one read. A range that does not
+// fit is read by repeating the command where the previous read says to go
+// on (`capwrap read` prints the next line or offset), so the marker gives
+// its start and, in line mode, its end; in offset mode the reads go on past
+// the omitted bytes, whose count the marker gives. The --grep hint (the
+// same command with --grep added) is given with a range of more than one
+// read that holds a line end: in line mode it searches exactly the omitted
+// lines, in offset mode the stream from the omitted bytes on.
+//
+// When the file stops early (Stream.FileShort) inside the omitted bytes the
+// marker says "the capture holds only the stream's first N bytes" and
+// offers "the part it holds" the same way; when it stops before them, that
+// "they are not in it". Without a read command the marker ends after
+// "omitted".
+func appendMarker(dst []byte, s *section, st *Stream, readLimit int64) []byte {
 	dst = append(dst, "… capwrap: "...)
 	dst = appendCount(dst, s.b-s.a, "byte", "bytes")
 	dst = append(dst, " ("...)
@@ -300,35 +337,49 @@ func appendMarker(dst []byte, s *section, st *Stream) []byte {
 	dst = append(dst, ") of "...)
 	dst = appendInline(dst, st.Name)
 	dst = append(dst, " omitted"...)
-	if st.File != "" {
-		dst = append(dst, "; file "...)
-		dst = appendInline(dst, st.File)
-	}
-	if st.FileShort && st.FileBytes < s.b {
-		// The file stops inside or before the omitted part.
-		dst = append(dst, " holds only the stream's first "...)
-		dst = appendCount(dst, st.FileBytes, "byte", "bytes")
-		if st.FileBytes <= s.a || st.ReadCmd == "" {
-			dst = append(dst, " (capture partial): they are not in it"...)
-			return append(dst, " …\n"...)
-		}
-		dst = append(dst, " (capture partial); `"...)
-		dst = appendReadCmd(dst, s, st, st.FileBytes, false)
-		dst = append(dst, "` prints the part it holds"...)
+	if st.ReadCmd == "" {
 		return append(dst, " …\n"...)
 	}
-	if st.ReadCmd != "" {
+	end, them, in := s.b, "them", "in them"
+	if st.FileShort && st.FileBytes < s.b {
+		// The file stops inside or before the omitted part.
+		dst = append(dst, "; the capture holds only the stream's first "...)
+		dst = appendCount(dst, st.FileBytes, "byte", "bytes")
+		if st.FileBytes <= s.a {
+			return append(dst, ": they are not in it …\n"...)
+		}
+		dst = append(dst, ": `"...)
+		end, them, in = st.FileBytes, "the part it holds", "in it"
+	} else {
 		dst = append(dst, "; `"...)
-		dst = appendReadCmd(dst, s, st, s.b, true)
-		dst = append(dst, "` prints them"...)
+	}
+	if !s.lineMode && end == s.b {
+		in = "from there" // an offset read runs on into the tail
+	}
+	fits := end-s.a <= readLimit
+	dst = appendReadCmd(dst, s, st, end, end == s.b, fits)
+	if fits {
+		dst = append(dst, "` prints "...)
+		dst = append(dst, them...)
+		return append(dst, " …\n"...)
+	}
+	dst = append(dst, "` reads "...)
+	dst = append(dst, them...)
+	dst = append(dst, ' ')
+	dst = appendSize(dst, readLimit)
+	dst = append(dst, " at a time"...)
+	if s.omLines > 0 {
+		dst = append(dst, ", `… --grep REGEX` finds lines "...)
+		dst = append(dst, in...)
 	}
 	return append(dst, " …\n"...)
 }
 
 // appendReadCmd appends the command that reads the omitted part back up to
 // stream offset end: --lines A:B (A: when withEnd is false, the file ending
-// before B) on line cuts, else --offset and --limit in bytes.
-func appendReadCmd(dst []byte, s *section, st *Stream, end int64, withEnd bool) []byte {
+// before B) on line cuts, else --offset, with --limit in bytes when the
+// range fits in one read.
+func appendReadCmd(dst []byte, s *section, st *Stream, end int64, withEnd, fits bool) []byte {
 	dst = appendInline(dst, st.ReadCmd)
 	if s.lineMode {
 		dst = append(dst, " --lines "...)
@@ -341,8 +392,24 @@ func appendReadCmd(dst []byte, s *section, st *Stream, end int64, withEnd bool) 
 	}
 	dst = append(dst, " --offset "...)
 	dst = strconv.AppendInt(dst, s.a, 10)
+	if !fits {
+		return dst
+	}
 	dst = append(dst, " --limit "...)
 	return strconv.AppendInt(dst, end-s.a, 10)
+}
+
+// appendSize appends a size in bytes the way a person writes it when it is
+// a whole number of KiB or MiB ("64 KiB", "1 MiB"), else as a count of
+// bytes ("100,000 bytes").
+func appendSize(dst []byte, n int64) []byte {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return appendCount(dst, n>>20, "MiB", "MiB")
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return appendCount(dst, n>>10, "KiB", "KiB")
+	}
+	return appendCount(dst, n, "byte", "bytes")
 }
 
 // appendInline appends a caller's string (a name, a path, a command) as

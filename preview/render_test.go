@@ -44,8 +44,8 @@ func abbrev(s string) string {
 }
 
 var (
-	linesRE  = regexp.MustCompile("`[^`]* --lines (\\d+):(\\d+)` prints them")
-	offsetRE = regexp.MustCompile("`[^`]* --offset (\\d+) --limit (\\d+)` prints them")
+	linesRE  = regexp.MustCompile("`[^`]* --lines (\\d+):(\\d+)` (?:prints them …|reads them 64 KiB at a time, `… --grep REGEX` finds lines in them …)\n$")
+	offsetRE = regexp.MustCompile("^… capwrap: ([0-9,]+) bytes .*`[^`]* --offset (\\d+)(?: --limit (\\d+)` prints them …|`( reads them 64 KiB at a time)(?:, `… --grep REGEX` finds lines from there)? …)\n$")
 )
 
 func atoi(t *testing.T, s string) int {
@@ -145,7 +145,7 @@ func TestRenderLargeLineCut(t *testing.T) {
 	if c := utf8.RuneCountInString(head + tail); c > 8000 || c < 7000 {
 		t.Errorf("head+tail have %d chars", c)
 	}
-	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; file tool-outputs/ID/stdout.log; `capwrap read ID --lines %d:%d` prints them …\n",
+	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; `capwrap read ID --lines %d:%d` reads them 64 KiB at a time, `… --grep REGEX` finds lines in them …\n",
 		appendCount(nil, int64(len(omitted)), "byte", "bytes"), appendCount(nil, int64(b-a+1), "line", "lines"), a, b)
 	if marker != wantMarker {
 		t.Errorf("marker = %q\nwant %q", marker, wantMarker)
@@ -161,7 +161,17 @@ func checkOffsetCut(t *testing.T, text, in string, info Info) (head, tail string
 	if m == nil {
 		t.Fatalf("marker without --offset: %q", marker)
 	}
-	off, lim := atoi(t, m[1]), atoi(t, m[2])
+	// --limit M only when M fits in one read; else the count of the marker.
+	off, lim := atoi(t, m[2]), atoi(t, strings.ReplaceAll(m[1], ",", ""))
+	if m[3] != "" && atoi(t, m[3]) != lim {
+		t.Errorf("--limit %s for %d bytes omitted", m[3], lim)
+	}
+	if (m[3] != "") != (lim <= DefaultReadLimit) {
+		t.Errorf("%d bytes omitted, marker %q", lim, marker)
+	}
+	if strings.Contains(marker, "--grep") != (m[4] != "" && strings.Contains(in[off:off+lim], "\n")) {
+		t.Errorf("--grep hint for %q", marker)
+	}
 	if !strings.HasPrefix(in, strings.TrimSuffix(head, "\n")) || len(strings.TrimSuffix(head, "\n")) != off {
 		t.Errorf("head is not input[:%d]", off)
 	}
@@ -494,9 +504,10 @@ func TestRenderMarkerFileShort(t *testing.T) {
 		want      []string
 		notWant   string
 	}{
-		{"file ends inside the omission", 110000, []string{"holds only the stream's first 110,000 bytes (capture partial)", "--lines ", ":` prints the part it holds"}, ""},
-		{"file ends before the omission", 1000, []string{"holds only the stream's first 1,000 bytes (capture partial): they are not in it"}, "capwrap read"},
-		{"file ends after the omission", int64(len(data)) - 10, []string{"`capwrap read ID --lines "}, "capture partial"},
+		{"file ends inside the omission", 110000, []string{" omitted; the capture holds only the stream's first 110,000 bytes: `capwrap read ID --lines 182:` reads the part it holds 64 KiB at a time, `… --grep REGEX` finds lines in it …"}, ""},
+		{"file ends inside the omission, within one read", 50000, []string{" omitted; the capture holds only the stream's first 50,000 bytes: `capwrap read ID --lines 182:` prints the part it holds …"}, ""},
+		{"file ends before the omission", 1000, []string{" omitted; the capture holds only the stream's first 1,000 bytes: they are not in it …"}, "capwrap read"},
+		{"file ends after the omission", int64(len(data)) - 10, []string{" omitted; `capwrap read ID --lines 182:19455` reads them"}, "holds only"},
 	}
 	for _, tt := range tests {
 		st.FileShort, st.FileBytes = true, tt.fileBytes
@@ -513,6 +524,73 @@ func TestRenderMarkerFileShort(t *testing.T) {
 		if len(text) > DefaultMaxBytes {
 			t.Errorf("%s: %d bytes printed", tt.name, len(text))
 		}
+	}
+}
+
+// TestRenderMarkerReadLimit: the marker names the capture once, through its
+// read command, is exact about the range and says "prints them" only when
+// one read (Options.ReadLimit bytes) returns all of them.
+func TestRenderMarkerReadLimit(t *testing.T) {
+	var in strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&in, "line %05d\n", i) // 11 bytes a line
+	}
+	lines := in.String()
+	// Lines of 3000 bytes: cuts on code points, 48 lines omitted.
+	var sb strings.Builder
+	for i := range 50 {
+		sb.WriteString(strings.Repeat(string(rune('a'+i%26)), 2999) + "\n")
+	}
+	long := sb.String()
+	one := strings.Repeat("0123456789abcdef", 1<<20/16) // 1 MiB, no newline
+
+	const id = "20261130T030612Z-k3j4h5g6x2"
+	cmd := "capwrap read " + id
+	// The omitted ranges these inputs give with the default budgets.
+	const (
+		linesOmitted = 212014 // lines 182:19455
+		longOmitted  = 142000 // bytes 2000:144000, 48 lines
+		oneOmitted   = 1040576
+	)
+	tests := []struct {
+		name      string
+		in        string
+		readLimit int64
+		want      string
+	}{
+		{"lines, many reads", lines, 0,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 64 KiB at a time, `… --grep REGEX` finds lines in them …"},
+		{"lines, exactly one read", lines, linesOmitted,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
+		{"lines, one byte more than a read", lines, linesOmitted - 1,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 212,013 bytes at a time, `… --grep REGEX` finds lines in them …"},
+		{"lines, reads of 1 MiB", lines, 1 << 20,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
+		{"lines, reads of 100 KiB", lines, 100 << 10,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 100 KiB at a time, `… --grep REGEX` finds lines in them …"},
+		{"lines, no read limit", lines, -1,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
+		{"offset, many reads", long, 0,
+			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000` reads them 64 KiB at a time, `… --grep REGEX` finds lines from there …"},
+		{"offset, one read", long, longOmitted,
+			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000 --limit 142000` prints them …"},
+		{"within one line, many reads", one, 0,
+			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; `" + cmd + " --offset 2000` reads them 64 KiB at a time …"},
+		{"within one line, one read", one, oneOmitted,
+			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; `" + cmd + " --offset 2000 --limit 1040576` prints them …"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := Stream{Keeper: keeperOf(8000, tt.in), File: "tool-outputs/" + id + "/stdout.log", ReadCmd: cmd}
+			text, _, _ := Render(st, Stream{}, Options{ReadLimit: tt.readLimit})
+			got := markerLine(string(text))
+			if got != tt.want {
+				t.Errorf("marker\n%s\nwant\n%s", got, tt.want)
+			}
+			if strings.Count(got, id) != 1 || strings.Contains(got, "stdout.log") {
+				t.Errorf("the marker names the capture more than once: %s", got)
+			}
+		})
 	}
 }
 
