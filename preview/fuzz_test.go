@@ -44,16 +44,19 @@ func FuzzKeeper(f *testing.F) {
 // text within the budgets, its head and tail are exactly the sanitized input
 // before and after the omitted range, and the counts are exact.
 func FuzzRender(f *testing.F) {
-	f.Add([]byte("hello world 123456\n"), []byte(""), uint16(0), uint16(0), int16(0), false, []byte{3}, uint8(0), false)
-	f.Add([]byte("10%\r50%\r100%\n\x1b[31mred\x1b[0m\n"), []byte("warn\x00\n"), uint16(8), uint16(4), int16(-1), true, []byte{1}, uint8(20), false)
-	f.Add([]byte("€€€€\n日本語\n"), []byte("é\xff\n"), uint16(5), uint16(5), int16(30), false, []byte{2, 5}, uint8(40), true)
-	f.Fuzz(func(t *testing.T, outData, errData []byte, oc, ec uint16, mb int16, failed bool, sizes []byte, reps uint8, tiny bool) {
+	f.Add([]byte("hello world 123456\n"), []byte(""), uint16(0), uint16(0), int16(0), false, []byte{3}, uint8(0), false, "", int32(0))
+	f.Add([]byte("10%\r50%\r100%\n\x1b[31mred\x1b[0m\n"), []byte("warn\x00\n"), uint16(8), uint16(4), int16(-1), true, []byte{1}, uint8(20), false, "capwrap: timed out|", int32(100))
+	f.Add([]byte("€€€€\n日本語\n"), []byte("é\xff\n"), uint16(5), uint16(5), int16(30), false, []byte{2, 5}, uint8(40), true, "a\nb|\x1b[1mc", int32(-1))
+	f.Fuzz(func(t *testing.T, outData, errData []byte, oc, ec uint16, mb int16, failed bool, sizes []byte, reps uint8, tiny bool, notes string, rl int32) {
 		// Keep each run fast: inputs grow by repetition, not by the fuzzer.
 		outData = outData[:min(len(outData), 1024)]
 		errData = errData[:min(len(errData), 1024)]
 		outData = bytes.Repeat(outData, int(reps)%64+1)
 		errData = bytes.Repeat(errData, int(reps)%16+1)
-		opt := Options{StdoutChars: int(oc) % 400, StderrChars: int(ec) % 400, MaxBytes: int(mb), Failed: failed}
+		opt := Options{StdoutChars: int(oc) % 400, StderrChars: int(ec) % 400, MaxBytes: int(mb), Failed: failed, ReadLimit: int64(rl)}
+		if notes != "" {
+			opt.Notes = strings.Split(notes, "|")
+		}
 		if opt.MaxBytes > 0 {
 			opt.MaxBytes %= 3000
 		}
@@ -81,7 +84,11 @@ func FuzzRender(f *testing.F) {
 		}
 
 		checkDisplay(t, string(text))
-		if len(outData) == 0 && len(errData) == 0 && len(text) != 0 {
+		noteText := appendNotes(nil, opt.Notes)
+		if !bytes.HasSuffix(text, noteText) || bytes.Count(noteText, newline) > len(opt.Notes) {
+			t.Fatalf("text %q does not end with the notes %q", text, noteText)
+		}
+		if len(outData) == 0 && len(errData) == 0 && len(text) != len(noteText) {
 			t.Fatalf("text for no output: %q", text)
 		}
 		if len(text) > 0 && text[len(text)-1] != '\n' {
@@ -89,13 +96,13 @@ func FuzzRender(f *testing.F) {
 		}
 		// Headers and markers fit in the ceiling, unless it is smaller
 		// than they are alone.
-		over := overhead(newKept(ko), &so) + overhead(newKept(ke), &se)
+		over := overhead(newKept(ko), &so) + overhead(newKept(ke), &se) + len(noteText)
 		if d.MaxBytes != math.MaxInt && len(text) > max(d.MaxBytes, over) {
 			t.Errorf("printed %d bytes > ceiling %d", len(text), d.MaxBytes)
 		}
 		planned := d
 		if d.MaxBytes != math.MaxInt {
-			planned.MaxBytes = max(0, d.MaxBytes-overhead(newKept(ko), &so)-overhead(newKept(ke), &se))
+			planned.MaxBytes = max(0, d.MaxBytes-over)
 		}
 		secO, secE, ecEff := planBoth(newKept(ko), newKept(ke), planned)
 		if c := secO.shownChars(); c > d.StdoutChars {

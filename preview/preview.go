@@ -16,6 +16,7 @@
 package preview
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 )
@@ -82,6 +83,15 @@ type Options struct {
 	// otherwise that it "reads them 64 KiB at a time" and how --grep
 	// finds lines in them.
 	ReadLimit int64
+	// Notes are lines the caller wants in the preview, such as "capwrap:
+	// the command timed out after 10s: SIGTERM, then SIGKILL" (SPEC §5: a
+	// capture that ended early or lost something says so, with its
+	// remedy). Render prints each after the sections, in order, as one
+	// line: sanitized like the streams' text (escapes removed, control
+	// bytes escaped), cut at its first line end; a note that is empty then
+	// prints nothing. Notes count toward MaxBytes but are never cut to
+	// fit it: the streams' text makes room for them.
+	Notes []string
 }
 
 func (o Options) withDefaults() Options {
@@ -146,12 +156,13 @@ type Info struct {
 // each stream's summary for the receipt (SPEC §7).
 //
 // The text is the stdout section, then, if stderr is non-empty, a header
-// line "--- stderr (312 bytes) ---" and the stderr section. The stdout
-// section has a header "--- stdout (N bytes) ---" only when stderr is shown
-// too; an empty stdout prints nothing. Each non-empty section ends with '\n'
-// (one is added after a partial last line), so what follows starts on its
-// own line. A compact success, "hello world 123456\n" on stdout and nothing
-// on stderr, renders as exactly that line.
+// line "--- stderr (312 bytes) ---" and the stderr section, then the
+// Options.Notes, one line each. The stdout section has a header "---
+// stdout (N bytes) ---" only when stderr is shown too; an empty stdout
+// prints nothing. Each non-empty section ends with '\n' (one is added after
+// a partial last line), so what follows starts on its own line. A compact
+// success, "hello world 123456\n" on stdout and nothing on stderr, renders
+// as exactly that line.
 //
 // A section is one of (SPEC §5):
 //
@@ -189,10 +200,11 @@ func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info)
 		stderr.Name = "stderr"
 	}
 	ko, ke := newKept(stdout.Keeper), newKept(stderr.Keeper)
+	notes := appendNotes(nil, opt.Notes)
 	if opt.MaxBytes != math.MaxInt {
 		// The ceiling covers everything printed (SPEC §5 "everything
-		// shown"): headers and markers take their room first.
-		opt.MaxBytes = max(0, opt.MaxBytes-overhead(ko, &stdout)-overhead(ke, &stderr))
+		// shown"): headers, markers and notes take their room first.
+		opt.MaxBytes = max(0, opt.MaxBytes-overhead(ko, &stdout)-overhead(ke, &stderr)-len(notes))
 	}
 	so, se, _ := planBoth(ko, ke, opt)
 
@@ -207,6 +219,7 @@ func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info)
 		text = appendHeader(text, stderr.Name, ke.total)
 		text = appendSection(text, &se, &stderr, opt.ReadLimit)
 	}
+	text = append(text, notes...)
 	if text == nil {
 		text = []byte{}
 	}
@@ -410,6 +423,18 @@ func appendSize(dst []byte, n int64) []byte {
 		return appendCount(dst, n>>10, "KiB", "KiB")
 	}
 	return appendCount(dst, n, "byte", "bytes")
+}
+
+// appendNotes appends each note as one line of display text: sanitized,
+// cut at its first line end, skipped when that leaves nothing.
+func appendNotes(dst []byte, notes []string) []byte {
+	for _, n := range notes {
+		line, _, _ := bytes.Cut(Sanitize([]byte(n)), newline)
+		if len(line) > 0 {
+			dst = append(append(dst, line...), '\n')
+		}
+	}
+	return dst
 }
 
 // appendInline appends a caller's string (a name, a path, a command) as

@@ -594,6 +594,59 @@ func TestRenderMarkerReadLimit(t *testing.T) {
 	}
 }
 
+// TestRenderNotes: the caller's human lines come after the sections, one
+// line each, as display text, and count toward the ceiling.
+func TestRenderNotes(t *testing.T) {
+	timeout := "capwrap: the command timed out after 10s: SIGTERM, then SIGKILL"
+	drain := "capwrap: a background process still held the output pipe; nothing after that point was read (--drain-timeout 1s)"
+	tests := []struct {
+		name           string
+		stdout, stderr string
+		notes          []string
+		want           string
+	}{
+		{"no output", "", "", []string{timeout}, timeout + "\n"},
+		{"after stdout", "out\n", "", []string{timeout, drain}, "out\n" + timeout + "\n" + drain + "\n"},
+		{"after a partial last line", "out", "", []string{timeout}, "out\n" + timeout + "\n"},
+		{"after stderr", "out\n", "err\n", []string{drain},
+			"--- stdout (4 bytes) ---\nout\n--- stderr (4 bytes) ---\nerr\n" + drain + "\n"},
+		{"sanitized", "", "", []string{"\x1b[31mcapwrap:\x1b[0m a\x00b \xff", "10%\r100% done"}, "capwrap: a\\x00b \uFFFD\n100% done\n"},
+		{"cut to one line", "", "", []string{"first line\nsecond line\n", "crlf\r\nafter"}, "first line\ncrlf\n"},
+		{"empty notes print nothing", "x\n", "", []string{"", "\n", "\x1b[0m", "kept"}, "x\nkept\n"},
+		{"nil notes", "x\n", "", nil, "x\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, _, _ := Render(Stream{Keeper: keeperOf(8000, tt.stdout)}, Stream{Keeper: keeperOf(2000, tt.stderr)}, Options{Notes: tt.notes})
+			if string(text) != tt.want {
+				t.Errorf("text = %q, want %q", text, tt.want)
+			}
+			checkDisplay(t, string(text))
+		})
+	}
+
+	// Big output on both streams: the notes still come last, whole, and
+	// the text with them fits the byte ceiling.
+	_, in := numberedLines(20000)
+	for _, failed := range []bool{false, true} {
+		so := Stream{Keeper: keeperOf(8000, in), ReadCmd: "capwrap read ID"}
+		se := Stream{Keeper: keeperOf(10000, in), ReadCmd: "capwrap read ID --stream stderr"}
+		notes := []string{timeout, drain, strings.Repeat("n", 7000)}
+		text, _, _ := Render(so, se, Options{Failed: failed, Notes: notes})
+		want := timeout + "\n" + drain + "\n" + strings.Repeat("n", 7000) + "\n"
+		if !strings.HasSuffix(string(text), "\n"+want) {
+			t.Errorf("failed=%v: the notes do not end the text: %q", failed, abbrev(string(text)))
+		}
+		if len(text) > DefaultMaxBytes {
+			t.Errorf("failed=%v: %d bytes printed > %d", failed, len(text), DefaultMaxBytes)
+		}
+		without, _, _ := Render(so, se, Options{Failed: failed})
+		if len(without) <= DefaultMaxBytes-len(want) {
+			t.Fatalf("failed=%v: the ceiling does not bind", failed)
+		}
+	}
+}
+
 func markerLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if strings.HasPrefix(l, "… capwrap:") {
