@@ -238,13 +238,12 @@ type section struct {
 	omLines  int64  // newlines in [a, b)
 	lineMode bool   // a and b are line boundaries: lines [la, lb] are omitted
 	la, lb   int64  // 1-based inclusive line range of the omitted bytes
+	chars    int    // characters of head and tail
 }
 
 func (s *section) shownBytes() int { return len(s.head) + len(s.tail) }
 
-func (s *section) shownChars() int {
-	return utf8.RuneCount(s.head) + utf8.RuneCount(s.tail)
-}
+func (s *section) shownChars() int { return s.chars }
 
 // plan decides what to show of a stream within maxC characters and maxB bytes
 // of display.
@@ -270,7 +269,7 @@ func (kp *kept) plan(maxC, maxB int) section {
 	if kp.all != nil {
 		if c, n := measure(kp.all); c <= maxC && n <= maxB {
 			disp, _ := render(make([]byte, 0, n), kp.all, true)
-			return section{whole: true, head: disp, altered: !bytes.Equal(disp, kp.all)}
+			return section{whole: true, head: disp, altered: !bytes.Equal(disp, kp.all), chars: c}
 		}
 		headRegion = kp.all
 		a = selectHead(kp.all, true, hc, hb)
@@ -289,6 +288,7 @@ func (kp *kept) plan(maxC, maxB int) section {
 	sec.head, _ = render(nil, headRegion[:a], true)
 	sec.tail, _ = render(nil, t[b:], true)
 	sec.altered = !bytes.Equal(sec.head, headRegion[:a]) || !bytes.Equal(sec.tail, t[b:])
+	sec.chars = utf8.RuneCount(sec.head) + utf8.RuneCount(sec.tail)
 	nlHead := int64(bytes.Count(headRegion[:a], newline))
 	nlTail := int64(bytes.Count(t[b:], newline))
 	sec.omLines = kp.lines - nlHead - nlTail

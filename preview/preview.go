@@ -10,15 +10,17 @@
 // naming the command that reads it back and the file.
 //
 // Units: budgets are in characters (Unicode code points) of display text;
-// the overall ceiling is in bytes of UTF-8 display text; every count of the
-// stream itself (total, omitted, offsets) is in bytes of the raw stream, and
-// line counts are counts of '\n' bytes.
+// the overall ceilings are in bytes of UTF-8 (MaxBytes) and in characters
+// (MaxChars) of everything printed; every count of the stream itself
+// (total, omitted, offsets, the read limit) is in bytes of the raw stream,
+// and line counts are counts of '\n' bytes.
 package preview
 
 import (
 	"bytes"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Spec defaults of Options (SPEC §5: --stdout-chars, --stderr-chars,
@@ -58,20 +60,27 @@ type Stream struct {
 }
 
 // Options are the budgets of the preview (SPEC §5). A zero field takes its
-// spec default (DefaultStdoutChars, DefaultStderrChars, DefaultMaxBytes); a
+// spec default (DefaultStdoutChars, DefaultStderrChars, DefaultMaxBytes,
+// DefaultReadLimit), except MaxChars, whose zero means no ceiling; a
 // negative character budget counts as 0 (only the marker is shown); a
-// negative MaxBytes means no ceiling in bytes.
+// negative MaxBytes or MaxChars means no ceiling.
 type Options struct {
 	// StdoutChars is the budget of displayed stdout text, in characters
 	// (code points); 25% of it goes to the head, the rest to the tail.
 	StdoutChars int
 	// StderrChars is the budget of displayed stderr text, in characters.
 	StderrChars int
-	// MaxBytes is the ceiling on everything Render prints for both
-	// streams together, in bytes of UTF-8, headers and markers included
-	// (room for them is reserved first, by an upper bound). When it binds,
-	// stdout is cut first if Failed, else stderr.
+	// MaxBytes is the ceiling on everything Render prints, in bytes of
+	// UTF-8: both sections, headers, markers, binary summaries and notes.
+	// When the streams' budgets would go over it, the text shown of the
+	// streams is cut (see Render) so that the whole text fits.
 	MaxBytes int
+	// MaxChars is the ceiling on everything Render prints, in characters
+	// (code points), counted like MaxBytes: the caller passes 10,000 minus
+	// what it prints after the preview (the receipt line), so that all
+	// of preview mode fits the 10,000 characters of SPEC §5. Zero or
+	// negative: no ceiling.
+	MaxChars int
 	// Failed tells that the command failed (non-zero exit, signal, timeout):
 	// the characters of StdoutChars that stdout does not use are added to
 	// StderrChars.
@@ -89,8 +98,8 @@ type Options struct {
 	// remedy). Render prints each after the sections, in order, as one
 	// line: sanitized like the streams' text (escapes removed, control
 	// bytes escaped), cut at its first line end; a note that is empty then
-	// prints nothing. Notes count toward MaxBytes but are never cut to
-	// fit it: the streams' text makes room for them.
+	// prints nothing. Notes count toward MaxBytes and MaxChars but are
+	// never cut to fit them: the streams' text makes room for them.
 	Notes []string
 }
 
@@ -106,6 +115,9 @@ func (o Options) withDefaults() Options {
 		o.MaxBytes = DefaultMaxBytes
 	case o.MaxBytes < 0:
 		o.MaxBytes = math.MaxInt
+	}
+	if o.MaxChars <= 0 {
+		o.MaxChars = math.MaxInt
 	}
 	switch {
 	case o.ReadLimit == 0:
@@ -173,9 +185,15 @@ type Info struct {
 //     boundary when a newline lies within its last quarter, the tail starts
 //     on one when a newline lies within its first quarter; otherwise they
 //     end and start on a code point, never inside a UTF-8 or escape
-//     sequence. The omitted part is one contiguous byte range of the stream;
-//     the marker gives its size in bytes and lines and the read command for
-//     exactly that range (see appendMarker);
+//     sequence. The omitted part is one contiguous byte range of the
+//     stream. The marker gives its size in bytes and lines and, when the
+//     Stream has a ReadCmd, the command that reads exactly that range:
+//     --lines A:B when both cuts are line boundaries, else --offset N
+//     --limit M. It says the command "prints them" only when the range
+//     fits in one read (Options.ReadLimit); a longer one "reads them 64 KiB
+//     at a time" (in offset mode the command is then --offset N alone), and
+//     "`… --grep REGEX` finds lines in them" when it holds a line end. The
+//     marker names the capture only through the command, once;
 //   - for binary output, one line "… capwrap: binary output, N bytes of
 //     stdout not shown; file F …". Output is binary when it is mostly not
 //     text: at least 64 bytes were kept (of the head or of the tail) and
@@ -184,13 +202,25 @@ type Info struct {
 //     text are shown escaped (`\x00`) like any other control byte. Its
 //     Info counts every byte and line as omitted.
 //
+// Ceilings: the whole text is at most Options.MaxBytes bytes and
+// Options.MaxChars characters. Headers, markers, binary summaries, the
+// line ends Render adds and the notes are printed whole; when they and the
+// text the budgets allow would go over a ceiling, the text shown of the
+// streams is cut, with the same head and tail rules: on failure stdout's
+// first, on success stderr's first, the other only once the first shows
+// nothing. Room is reserved by the exact size of what is printed besides
+// the streams' text, not by an estimate. Only when the headers, markers,
+// summaries and notes alone are over a ceiling is the text longer: it then
+// shows nothing of the streams but those lines.
+//
 // The tail Keeper's oldest bytes may be the end of a sequence whose start
 // is gone; the tail then starts at the first line start within 512 bytes,
 // else at the first ESC within 64 bytes, else at the first code point. Only
 // the remnant of an escape sequence with no line end or ESC near it can show
 // as text.
 //
-// Render does not change the Keepers and costs O(kept bytes) time and memory.
+// Render does not change the Keepers and costs O(kept bytes) time and
+// memory (plus the size of the notes).
 func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info) {
 	opt = opt.withDefaults()
 	if stdout.Name == "" {
@@ -199,48 +229,80 @@ func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info)
 	if stderr.Name == "" {
 		stderr.Name = "stderr"
 	}
-	ko, ke := newKept(stdout.Keeper), newKept(stderr.Keeper)
-	notes := appendNotes(nil, opt.Notes)
-	if opt.MaxBytes != math.MaxInt {
-		// The ceiling covers everything printed (SPEC §5 "everything
-		// shown"): headers, markers and notes take their room first.
-		opt.MaxBytes = max(0, opt.MaxBytes-overhead(ko, &stdout)-overhead(ke, &stderr)-len(notes))
-	}
-	so, se, _ := planBoth(ko, ke, opt)
-
-	headers := ke.total > 0
-	if ko.total > 0 {
-		if headers {
-			text = appendHeader(text, stdout.Name, ko.total)
-		}
-		text = appendSection(text, &so, &stdout, opt.ReadLimit)
-	}
-	if ke.total > 0 {
-		text = appendHeader(text, stderr.Name, ke.total)
-		text = appendSection(text, &se, &stderr, opt.ReadLimit)
-	}
-	text = append(text, notes...)
-	if text == nil {
-		text = []byte{}
-	}
+	l := layout{ko: newKept(stdout.Keeper), ke: newKept(stderr.Keeper), so: &stdout, se: &stderr, opt: opt,
+		notes: appendNotes(nil, opt.Notes)}
+	so, se, text := l.plan()
 	return text, so.info(), se.info()
 }
 
-// overhead is an upper bound, in bytes, of what a stream's section prints
-// besides its text: a header, an omission marker and the line ends added
-// around it. Counts print at most 26 bytes each with separators.
-func overhead(k *kept, st *Stream) int {
-	if k.total == 0 {
-		return 0
-	}
-	const header = len("--- ") + len(" (") + 26 + len(" bytes) ---\n")
-	const marker = 200 + 4*26 // fixed words of the longest marker, four counts
-	return header + marker + 4*(len(st.Name)+len(st.File)+len(st.ReadCmd)) + 2
+// layout plans and writes the text of a Render.
+type layout struct {
+	ko, ke *kept
+	so, se *Stream
+	opt    Options // with defaults applied
+	notes  []byte  // the notes' lines
 }
 
-// planBoth plans both sections under opt (with defaults applied) and
-// returns them with stderr's character budget after any transfer.
-func planBoth(ko, ke *kept, opt Options) (so, se section, ec int) {
+// plan returns the sections and the text. It plans within the budgets;
+// then, while the text is over a ceiling, it plans again with the
+// streams' text bounded by the ceiling less the exact size of the rest of
+// the last text, less a margin that doubles after each try (the rest can
+// grow when the text shrinks: a marker appears, a count gains a digit).
+// It stops when the text fits or shows nothing of the streams: at most
+// about log2 of the ceiling tries, two or three in practice, each
+// O(kept bytes).
+func (l *layout) plan() (so, se section, text []byte) {
+	freeO, freeE, ec := planFree(l.ko, l.ke, l.opt)
+	so, se = freeO, freeE
+	text = l.text(&so, &se, nil)
+	limB, limC := l.opt.MaxBytes, l.opt.MaxChars
+	for margin := 0; ; margin = max(64, 2*margin) {
+		shownB, shownC := so.shownBytes()+se.shownBytes(), so.shownChars()+se.shownChars()
+		restB := len(text) - shownB
+		fitsB := len(text) <= limB
+		restC, fitsC := 0, true
+		if limC != math.MaxInt {
+			restC = utf8.RuneCount(text) - shownC
+			fitsC = restC+shownC <= limC
+		}
+		if fitsB && fitsC || shownB == 0 {
+			return so, se, text
+		}
+		mb, mc := math.MaxInt, math.MaxInt
+		if limB != math.MaxInt {
+			mb = max(0, limB-restB-margin)
+		}
+		if limC != math.MaxInt {
+			mc = max(0, limC-restC-margin)
+		}
+		so, se = planCeil(l.ko, l.ke, l.opt, freeO, freeE, ec, mb, mc)
+		text = l.text(&so, &se, text[:0])
+	}
+}
+
+// text writes the sections and the notes to dst.
+func (l *layout) text(so, se *section, dst []byte) []byte {
+	if l.ko.total > 0 {
+		if l.ke.total > 0 {
+			dst = appendHeader(dst, l.so.Name, l.ko.total)
+		}
+		dst = appendSection(dst, so, l.so, l.opt.ReadLimit)
+	}
+	if l.ke.total > 0 {
+		dst = appendHeader(dst, l.se.Name, l.ke.total)
+		dst = appendSection(dst, se, l.se, l.opt.ReadLimit)
+	}
+	dst = append(dst, l.notes...)
+	if dst == nil {
+		dst = []byte{}
+	}
+	return dst
+}
+
+// planFree plans both sections within their budgets alone (opt with
+// defaults applied) and returns them with stderr's character budget after
+// the transfer of what stdout leaves on failure.
+func planFree(ko, ke *kept, opt Options) (so, se section, ec int) {
 	oc := opt.StdoutChars
 	ec = opt.StderrChars
 	so = ko.plan(oc, math.MaxInt)
@@ -248,20 +310,33 @@ func planBoth(ko, ke *kept, opt Options) (so, se section, ec int) {
 		ec += max(0, oc-so.shownChars())
 	}
 	se = ke.plan(ec, math.MaxInt)
-	if mb := opt.MaxBytes; so.shownBytes()+se.shownBytes() > mb {
-		if opt.Failed {
-			so = ko.plan(oc, max(0, mb-se.shownBytes()))
-			if so.shownBytes()+se.shownBytes() > mb {
-				se = ke.plan(ec, mb-so.shownBytes())
-			}
-		} else {
-			se = ke.plan(ec, max(0, mb-so.shownBytes()))
-			if so.shownBytes()+se.shownBytes() > mb {
-				so = ko.plan(oc, mb-se.shownBytes())
-			}
+	return so, se, ec
+}
+
+// planCeil plans both sections so that the text they show together is at
+// most mb bytes and mc characters, from their plans within the budgets:
+// the stream cut first (stdout if Failed, else stderr) gets what the other
+// leaves; the other is cut only when that is not enough.
+func planCeil(ko, ke *kept, opt Options, so, se section, ec, mb, mc int) (section, section) {
+	over := func() bool {
+		return so.shownBytes()+se.shownBytes() > mb || so.shownChars()+se.shownChars() > mc
+	}
+	if !over() {
+		return so, se
+	}
+	oc := opt.StdoutChars
+	if opt.Failed {
+		so = ko.plan(min(oc, mc-se.shownChars()), max(0, mb-se.shownBytes()))
+		if over() {
+			se = ke.plan(min(ec, mc-so.shownChars()), mb-so.shownBytes())
+		}
+	} else {
+		se = ke.plan(min(ec, mc-so.shownChars()), max(0, mb-so.shownBytes()))
+		if over() {
+			so = ko.plan(min(oc, mc-se.shownChars()), mb-se.shownBytes())
 		}
 	}
-	return so, se, ec
+	return so, se
 }
 
 func (s *section) info() Info {

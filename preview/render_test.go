@@ -319,7 +319,9 @@ func TestRenderMaxBytes(t *testing.T) {
 		if o.ShownBytes+e.ShownBytes > int64(limit) {
 			t.Errorf("failed=%v: shown %d+%d > %d", failed, o.ShownBytes, e.ShownBytes, limit)
 		}
-		if len(text) > limit {
+		// Room for headers and markers is their exact size: the lines
+		// shown fill the ceiling to within a line of each cut.
+		if len(text) > limit || len(text) < limit-2*len("エラーが発生しました\n") {
 			t.Errorf("failed=%v: printed %d bytes with headers and markers, ceiling %d", failed, len(text), limit)
 		}
 		cut, kept := o, e
@@ -339,6 +341,103 @@ func TestRenderMaxBytes(t *testing.T) {
 		if o.ShownBytes+e.ShownBytes > 100 {
 			t.Errorf("failed=%v: shown %d+%d > 100", failed, o.ShownBytes, e.ShownBytes)
 		}
+	}
+}
+
+// checkLineCut checks one section cut on line boundaries: its head and tail
+// are the input's lines before and after the marker's --lines A:B, and
+// returns the characters they show.
+func checkLineCut(t *testing.T, name, body string, lines []string) int {
+	t.Helper()
+	head, marker, tail := splitMarker(t, body)
+	m := linesRE.FindStringSubmatch(marker)
+	if m == nil {
+		t.Fatalf("%s: marker without --lines: %q", name, marker)
+	}
+	a, b := atoi(t, m[1]), atoi(t, m[2])
+	if head != strings.Join(lines[:a-1], "") || tail != strings.Join(lines[b:], "") {
+		t.Errorf("%s: head/tail are not lines 1:%d and %d:", name, a-1, b+1)
+	}
+	return utf8.RuneCountInString(head + tail)
+}
+
+// TestRenderMaxChars: big stdout and stderr; the whole text, headers,
+// markers and notes included, is at most MaxChars characters, the stream
+// cut first is the one MaxBytes cuts first, and the cuts keep to the head,
+// tail and line rules.
+func TestRenderMaxChars(t *testing.T) {
+	mk := func(n int, word string) ([]string, string) {
+		lines := make([]string, n)
+		for i := range lines {
+			lines[i] = fmt.Sprintf("%s %d %s\n", word, i+1, strings.Repeat("テ", i%23))
+		}
+		return lines, strings.Join(lines, "")
+	}
+	outLines, outIn := mk(20000, "出力")
+	errLines, errIn := mk(20000, "エラー")
+	notes := []string{"capwrap: the command timed out after 10s: SIGTERM, then SIGKILL"}
+	for _, failed := range []bool{false, true} {
+		for _, limit := range []int{9600, 9000, 6000, 2500} {
+			t.Run(fmt.Sprintf("failed=%v/%d", failed, limit), func(t *testing.T) {
+				so := Stream{Keeper: keeperOf(8000, outIn), ReadCmd: "capwrap read 20261130T030612Z-k3j4h5g6x2"}
+				se := Stream{Keeper: keeperOf(10000, errIn), ReadCmd: "capwrap read 20261130T030612Z-k3j4h5g6x2 --stream stderr"}
+				opt := Options{Failed: failed, MaxBytes: -1, Notes: notes}
+				_, o0, e0 := Render(so, se, opt)
+				opt.MaxChars = limit
+				text, o, e := Render(so, se, opt)
+				if c := utf8.RuneCount(text); c > limit || c < limit-200 {
+					t.Errorf("printed %d chars, ceiling %d", c, limit)
+				}
+				checkDisplay(t, string(text))
+				str := string(text)
+				if !strings.HasSuffix(str, "\n"+notes[0]+"\n") {
+					t.Errorf("the note does not end the text")
+				}
+				str = strings.TrimSuffix(str, notes[0]+"\n")
+				outPart, errPart, ok := strings.Cut(str, "--- stderr (")
+				if !ok || !strings.HasPrefix(outPart, "--- stdout (") {
+					t.Fatalf("headers: %q", abbrev(str))
+				}
+				_, outPart, _ = strings.Cut(outPart, "---\n")
+				_, errPart, _ = strings.Cut(errPart, "---\n")
+				oc := checkLineCut(t, "stdout", outPart, outLines)
+				ec := checkLineCut(t, "stderr", errPart, errLines)
+				if int64(oc) > o0.ShownBytes || int64(ec) > e0.ShownBytes {
+					t.Errorf("more shown under a ceiling")
+				}
+				cut, kept, kept0 := o, e, e0
+				if !failed {
+					cut, kept, kept0 = e, o, o0
+				}
+				if cut.ShownBytes > 0 && kept != kept0 {
+					t.Errorf("the stream cut second changed (%+v, was %+v) while the first shows %d bytes", kept, kept0, cut.ShownBytes)
+				}
+				if cut.ShownBytes == 0 && limit > 6000 {
+					t.Errorf("the stream cut first shows nothing")
+				}
+			})
+		}
+	}
+	// A success's small stdout is not cut for the ceiling; its stderr is.
+	so := Stream{Keeper: keeperOf(8000, "ok\n")}
+	se := Stream{Keeper: keeperOf(10000, errIn), ReadCmd: "r"}
+	text, o, e := Render(so, se, Options{MaxChars: 1000})
+	if c := utf8.RuneCount(text); c > 1000 || o.State != StateComplete || e.State != StateTruncated || !strings.HasPrefix(string(text), "--- stdout (3 bytes) ---\nok\n") {
+		t.Errorf("%d chars, %+v %+v: %q", c, o, e, abbrev(string(text)))
+	}
+	// No ceiling: zero and negative.
+	for _, mc := range []int{0, -1} {
+		t1, _, _ := Render(so, se, Options{MaxChars: mc, Failed: true})
+		t2, _, _ := Render(so, se, Options{Failed: true})
+		if !bytes.Equal(t1, t2) {
+			t.Errorf("MaxChars %d cuts", mc)
+		}
+	}
+	// A ceiling below what the markers and notes need alone: nothing of
+	// the streams is shown, the markers and notes are.
+	text, o, e = Render(Stream{Keeper: keeperOf(8000, outIn), ReadCmd: "r"}, Stream{Keeper: keeperOf(10000, errIn), ReadCmd: "r"}, Options{MaxChars: 50, Notes: notes})
+	if o.ShownBytes != 0 || e.ShownBytes != 0 || strings.Count(string(text), markerPrefix) != 2 || !strings.HasSuffix(string(text), notes[0]+"\n") {
+		t.Errorf("tiny ceiling: %+v %+v %q", o, e, text)
 	}
 }
 
