@@ -191,8 +191,10 @@ type Info struct {
 //     --lines A:B when both cuts are line boundaries, else --offset N
 //     --limit M. It says the command "prints them" only when the range
 //     fits in one read (Options.ReadLimit); a longer one "reads them 64 KiB
-//     at a time" (in offset mode the command is then --offset N alone), and
-//     "`… --grep REGEX` finds lines in them" when it holds a line end. The
+//     at a time" (in offset mode the command is then --offset N alone: an
+//     explicit --limit M would print all M bytes at once), and, when it
+//     holds a line end, "`… --grep REGEX` finds lines in them" (in offset
+//     mode "from there": the search runs on to the end of the stream). The
 //     marker names the capture only through the command, once;
 //   - for binary output, one line "… capwrap: binary output, N bytes of
 //     stdout not shown; file F …". Output is binary when it is mostly not
