@@ -80,8 +80,29 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 		p.stream(c, store.Stdout, keepers[0], committed[0]),
 		p.stream(c, store.Stderr, keepers[1], committed[1]),
 		preview.Options{StdoutChars: budget(p.cfg.StdoutChars), StderrChars: budget(p.cfg.StderrChars),
-			MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed()})
+			MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg),
+			MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, maxPrinted) - footerBound(o, c)})
 	o.Previews = [2]*preview.Info{&infos[0], &infos[1]}
+}
+
+// maxPrinted is the most characters capwrap prints in preview mode with
+// the default budgets, preview, markers, notes and footer together (SPEC
+// §5): what fits the views of the harnesses that cut longer tool results.
+// Larger budgets raise it to their sum.
+const maxPrinted = 10000
+
+// footerBound is the longest the footer of o can be once the preview is
+// rendered: with the capture named and both streams cut.
+func footerBound(o *Outcome, c *store.Capture) int {
+	b := *o
+	b.Kept = c != nil
+	if c != nil {
+		b.Place = placeOf(c)
+	}
+	cut := preview.Info{State: preview.StateTruncated}
+	b.Previews = [2]*preview.Info{&cut, &cut}
+	footer, _ := b.Receipt().Footer(false)
+	return len(footer) + 1 // and the line end before it, when nothing else is printed
 }
 
 // stream names a stream's file and read-back command for the preview's

@@ -136,7 +136,7 @@ func prepare(cfg Config) (*run, error) {
 		}
 		return nil, err
 	}
-	if r.out.PTY, r.stderrPipe, err = choosePTY(cfg.PTY, mode, isatty.IsTerminal(cfg.Stdin.Fd()), isatty.IsTerminal(cfg.Stdout.Fd()), d); err != nil {
+	if r.out.PTY, r.stderrPipe, err = choosePTY(cfg.PTY, mode, isatty.IsTerminal(cfg.Stdin.Fd()), d); err != nil {
 		d.Errorf("%v", err)
 		return nil, err
 	}
@@ -468,11 +468,8 @@ func sanitize(policy *redact.Policy, s string) string {
 // more, and git log, man... which start one) read their keys from the
 // terminal named by stderr; a pty there would never receive a key and the
 // pager could not be quit. --pty always gives stderr its pty regardless.
-func choosePTY(flag When, mode Mode, interactive, stdoutTerminal bool, d Diag) (use, stderrPipe bool, err error) {
-	// auto: only where the command's own stdout would be a terminal
-	// without capwrap; `capwrap make | grep` gives make a pipe, as the
-	// shell would.
-	if !(flag == Always || (flag == Auto && mode == ModeTee && stdoutTerminal)) {
+func choosePTY(flag When, mode Mode, interactive bool, d Diag) (use, stderrPipe bool, err error) {
+	if !(flag == Always || (flag == Auto && mode == ModeTee)) {
 		return false, false, nil
 	}
 	if err := wrap.PTYAvailable(); err != nil {
