@@ -227,7 +227,8 @@ stopped: SIGTERM, then SIGKILL --kill-after later. 0: never. Excludes
 `,
 	"timeout": `On expiry SIGTERM goes to the command's process group, SIGKILL after
 --kill-after, and capwrap exits 124; the receipt still records the command's
-own code or signal. Durations use Go syntax: 500ms, 10s, 2m.
+own code or signal. Durations, for every flag that takes one (the verbs'
+too): Go syntax (500ms, 10s, 2m, 1h30m) or days of 24 hours (7d, 1d12h, 2.5d).
 `,
 	"kill-after": `The grace period before SIGKILL: after a --timeout's SIGTERM, and after a
 SIGINT, SIGTERM, SIGHUP or SIGQUIT that capwrap received and passed on to
@@ -311,7 +312,8 @@ var verbHelp = map[string]string{
 `,
 	"prune": `capwrap prune --older-than DURATION | --id ID [--dry-run]
   Deletes captures: the only verb that deletes. --older-than counts from the
-  end of a capture (an abandoned one's last write); --dry-run only lists. A
+  end of a capture (an abandoned one's last write), in any duration: 12h,
+  7d, 1d12h, 2.5d; --dry-run only lists. A
   running capture is never touched. Freed bytes return to --dir-quota.
 `,
 	"wait": `capwrap wait [--timeout D] ID...

@@ -63,24 +63,26 @@ func view(o *options, dir *store.Dir, stdout io.Writer, d diag) runner.View {
 // the (last) job's status, or 75 when --timeout hands a running job back.
 func verbWait(args []string, o *options, stdout io.Writer, d diag) (int, syscall.Signal) {
 	fs := verbFlags("wait")
-	timeout := fs.Duration("timeout", 0, "hand a job back (exit 75) if it still runs after this long (0: wait for its end)")
+	var timeout time.Duration
+	fs.Var(durationVar(&timeout, 0), "timeout", "hand a job back (exit 75) if it still runs after this long (0: wait for its end)")
 	dir, ids, st := parseIDs(args, "wait", waitUsage, o, d, fs)
 	if dir == nil {
 		return st, 0
 	}
 	defer dir.Close()
-	if *timeout < 0 {
-		d.Errorf("wait: invalid --timeout %v: must not be negative", *timeout)
+	if timeout < 0 {
+		d.Errorf("wait: invalid --timeout %v: must not be negative", timeout)
 		return verbUsage, 0
 	}
-	return runner.Wait(view(o, dir, stdout, d), ids, *timeout)
+	return runner.Wait(view(o, dir, stdout, d), ids, timeout)
 }
 
 // verbStop is `capwrap stop [--signal SIG] [--kill-after D] ID...`.
 func verbStop(args []string, o *options, stdout io.Writer, d diag) int {
 	fs := verbFlags("stop")
 	sigName := fs.String("signal", "TERM", "the signal to send first: a name (TERM, SIGINT) or a number")
-	killAfter := fs.Duration("kill-after", 5*time.Second, "then SIGKILL after this long")
+	var killAfter time.Duration
+	fs.Var(durationVar(&killAfter, 5*time.Second), "kill-after", "then SIGKILL after this long")
 	dir, ids, st := parseIDs(args, "stop", stopUsage, o, d, fs)
 	if dir == nil {
 		return st
@@ -91,11 +93,11 @@ func verbStop(args []string, o *options, stdout io.Writer, d diag) int {
 	case sig == 0:
 		d.Errorf("stop: invalid --signal %q: want a signal name such as TERM, INT, HUP, KILL, or its number", *sigName)
 		return verbUsage
-	case *killAfter < 0:
-		d.Errorf("stop: invalid --kill-after %v: must not be negative", *killAfter)
+	case killAfter < 0:
+		d.Errorf("stop: invalid --kill-after %v: must not be negative", killAfter)
 		return verbUsage
 	}
-	return runner.Stop(view(o, dir, stdout, d), ids, sig, *killAfter)
+	return runner.Stop(view(o, dir, stdout, d), ids, sig, killAfter)
 }
 
 // parseSignal reads "TERM", "SIGTERM", "term" or "15"; 0 when it is none.

@@ -77,7 +77,7 @@ func readQuery(args []string, d diag) (store.ReadQuery, string, int) {
 	fs.StringVarP(&grep, "grep", "e", "", "print the lines matching this regular expression, with line numbers")
 	fs.IntVar(&q.Max, "max", 0, "with --grep: stop after this many matching lines (0: no limit but --limit)")
 	fs.BoolVarP(&q.Follow, "follow", "f", false, "wait for new bytes of a running capture until it ends")
-	fs.DurationVar(&q.FollowTimeout, "timeout", 0, "with --follow: stop waiting after this long (0: when the capture ends)")
+	fs.Var(durationVar(&q.FollowTimeout, 0), "timeout", "with --follow: stop waiting after this long (0: when the capture ends)")
 	fs.StringVar(&until, "until", "", "with --follow: stop after the first line matching this regular expression")
 	fs.BoolVar(&q.Interleaved, "interleaved", false, "stdout and stderr merged in their order of arrival at capwrap")
 	if !parseVerb(fs, args, 1, readUsage, d) {

@@ -428,7 +428,8 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 	const usage = "capwrap prune --older-than DURATION | --id ID [--dry-run]"
 	fs := verbFlags("prune")
-	olderThan := fs.Duration("older-than", 0, "delete the captures that ended longer ago than this")
+	var olderThan time.Duration
+	fs.Var(durationVar(&olderThan, 0), "older-than", "delete the captures that ended longer ago than this (10m, 12h, 7d)")
 	idFlag := fs.String("id", "", "delete this capture (any unique prefix of its ID)")
 	dryRun := fs.Bool("dry-run", false, "print what would be deleted, delete nothing")
 	if !parseVerb(fs, args, 0, usage, d) {
@@ -440,8 +441,8 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 		d.Errorf("prune: give exactly one of --older-than and --id")
 		d.Hintf("usage: %s", usage)
 		return verbUsage
-	case byAge && *olderThan < 0:
-		d.Errorf("prune: invalid --older-than %v: must not be negative", *olderThan)
+	case byAge && olderThan < 0:
+		d.Errorf("prune: invalid --older-than %v: must not be negative", olderThan)
 		return verbUsage
 	}
 	dir, st := openCaptures(o, d)
@@ -473,7 +474,7 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 			switch {
 			case e.Running:
 				running++
-			case now.Sub(dir.EndedAt(e, now)) > *olderThan:
+			case now.Sub(dir.EndedAt(e, now)) > olderThan:
 				targets = append(targets, e)
 			}
 		}
