@@ -275,7 +275,8 @@ every view, as [REDACTED:kind]. --no-redact turns it off; the receipt says so.
 // verbHelp is "capwrap help VERB".
 var verbHelp = map[string]string{
 	"list": `capwrap list [--json] [--running] [--limit N]
-  The captures in the tool-outputs directory, newest first (by start time):
+  The captures in the tool-outputs directory, newest first by start time
+  (the receipt's started_at; the ID counts whole seconds only):
   ID, process state and exit, capture state (abandoned ones marked), sizes,
   age, command. --running shows only the captures whose command still runs
   (background jobs among them: how a restarted harness finds its jobs);
