@@ -158,6 +158,13 @@ func printHelp(w io.Writer, topic string) bool {
 	}
 	if text, ok := verbHelp[topic]; ok {
 		fmt.Fprint(w, text)
+		if g := verbGlobals[topic]; len(g) > 0 {
+			var syn []string
+			for _, n := range g {
+				syn = append(syn, flagSynopsis(fs.Lookup(n)))
+			}
+			fmt.Fprintln(w, wrapText("  -h, --help prints this. Global flags it also takes after its name, as before it: "+strings.Join(syn, ", ")+".", 80, 2))
+		}
 		return true
 	}
 	f := fs.Lookup(strings.TrimLeft(topic, "-"))

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -85,6 +86,9 @@ type options struct {
 	// fromEnv names the flags whose value came from a CAPWRAP_* variable,
 	// so that errors name what the user actually set.
 	fromEnv map[string]bool
+	// flags is the flag set that filled o: a verb takes some of them
+	// after its name too (verbGlobals).
+	flags *pflag.FlagSet
 }
 
 // source names where a flag's value came from: "--keep" or "CAPWRAP_KEEP".
@@ -211,7 +215,7 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		d.Errorf("%v", err)
 		return exitUsage, 0
 	}
-	o.fromEnv = fromEnv
+	o.fromEnv, o.flags = fromEnv, fs
 	rest := fs.Args()
 	switch {
 	case o.help:
@@ -327,6 +331,16 @@ func (o *options) config(argv []string) (runner.Config, error) {
 			return cfg, fmt.Errorf("invalid %s %v: must not be negative", o.source(v.name), v.d)
 		}
 	}
+	return cfg, o.checkBounds(append(previewBounds, "queue-bytes")...)
+}
+
+// previewBounds are the bounded flags of a preview, which the job verbs
+// print too.
+var previewBounds = []string{"stdout-chars", "stderr-chars", "preview-bytes"}
+
+// checkBounds checks the named size and count flags that cost memory
+// against their bounds.
+func (o *options) checkBounds(names ...string) error {
 	for _, v := range []struct {
 		name     string
 		n        int64
@@ -338,14 +352,15 @@ func (o *options) config(argv []string) (runner.Config, error) {
 		{"preview-bytes", int64(o.previewBytes), 0, maxPreviewBytes, false},
 		{"queue-bytes", int64(o.queueBytes), 1, maxQueueBytes, false},
 	} {
-		if v.n < v.min || v.n > v.max {
-			if v.chars {
-				return cfg, fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, commas(v.max))
-			}
-			return cfg, fmt.Errorf("invalid %s %s: want %s to %s bytes", o.source(v.name), humanSize(v.n), humanSize(v.min), humanSize(v.max))
+		if !slices.Contains(names, v.name) || v.n >= v.min && v.n <= v.max {
+			continue
 		}
+		if v.chars {
+			return fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, commas(v.max))
+		}
+		return fmt.Errorf("invalid %s %s: want %s to %s bytes", o.source(v.name), humanSize(v.n), humanSize(v.min), humanSize(v.max))
 	}
-	return cfg, nil
+	return nil
 }
 
 // Bounds of the size and count flags that cost memory (issue 13). The

@@ -39,8 +39,8 @@ const (
 )
 
 func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
-	q, idArg, st := readQuery(args, d)
-	if st != 0 {
+	q, idArg, st, done := readQuery(args, o, stdout, d)
+	if done {
 		return st
 	}
 	dir, e, st := openCapture(o, idArg, d)
@@ -64,10 +64,9 @@ func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
 }
 
 // readQuery parses and checks the flags of `capwrap read` into a query and
-// the ID argument; on a usage error it has said why and returns verbUsage.
-func readQuery(args []string, d diag) (store.ReadQuery, string, int) {
+// the ID argument; done says the verb is over with status, as parseVerb's.
+func readQuery(args []string, o *options, stdout io.Writer, d diag) (q store.ReadQuery, idArg string, status int, done bool) {
 	fs := verbFlags("read")
-	var q store.ReadQuery
 	var offset, limit size = 0, readDefaultLimit
 	var lines, grep, until string
 	fs.StringVarP(&q.Stream, "stream", "s", "stdout", "the stream to read: stdout or stderr")
@@ -80,16 +79,16 @@ func readQuery(args []string, d diag) (store.ReadQuery, string, int) {
 	fs.Var(durationVar(&q.FollowTimeout, 0), "timeout", "with --follow: stop waiting after this long (0: when the capture ends)")
 	fs.StringVar(&until, "until", "", "with --follow: stop after the first line matching this regular expression")
 	fs.BoolVar(&q.Interleaved, "interleaved", false, "stdout and stderr merged in their order of arrival at capwrap")
-	if !parseVerb(fs, args, 1, readUsage, d) {
-		return q, "", verbUsage
+	if st, done := parseVerb(fs, args, 1, readUsage, o, stdout, d); done {
+		return q, "", st, true
 	}
 	q.Offset, q.Limit = int64(offset), int64(limit)
 	if err := completeReadQuery(&q, fs, lines, grep, until); err != nil {
 		d.Errorf("read: %v", err)
 		d.Hintf("usage: %s (capwrap help read)", readUsage)
-		return q, "", verbUsage
+		return q, "", verbUsage, true
 	}
-	return q, fs.Arg(0), 0
+	return q, fs.Arg(0), 0, false
 }
 
 // completeReadQuery checks the flags parsed into q and adds --lines and
