@@ -249,6 +249,13 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		return runner.Launch(cfg, args, o.background, o.backgroundAfter)
 	}
 	out := runner.Run(cfg)
+	if out.Process.NotFound && fs.ArgsLenAtDash() != 0 {
+		// Not found, and not written after "--": perhaps a verb mistyped
+		// (capwrap lst). After the run's own error and output.
+		if v, ok := verbNearMiss(cfg.Argv[0]); ok {
+			d.Hintf("did you mean capwrap %s?", v)
+		}
+	}
 	return out.ExitStatus(), out.Reraise()
 }
 
