@@ -296,13 +296,16 @@ var verbHelp = map[string]string{
   unknown. ID may be any unique prefix.
 `,
 	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
-                [--lines A:B] [--grep REGEX [--max N]] [--interleaved]
-                [--follow [--timeout D] [--until REGEX]]
+                [--lines A:B] [--grep REGEX [--max N] [-C N] [-A N] [-B N]]
+                [--interleaved] [--follow [--timeout D] [--until REGEX]]
   Bounded reads of a capture's stream (default stdout): by byte range
   (--offset, sizes like 64K accepted), by line range (--lines A:B, 1-based,
   inclusive; negative counts from the end: -50: is the last 50 lines, A: to
   the end, :B from the start) or by regular expression (--grep, printed as
-  LINE:text, at most --max matches). Output never exceeds --limit (default
+  LINE:text, at most --max matches; as grep, -C/--context N prints N lines
+  around each match, -A/--after-context N after, -B/--before-context N
+  before, as LINE-text, with -- between groups that do not touch; 0 to
+  10,000). Output never exceeds --limit (default
   64K); a line range stops after the last whole line that fits. stderr ends
   with one line for programs:
     capwrap-read {"stream":"stdout","next_offset":N,"size":N,"final":true,

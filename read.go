@@ -33,9 +33,10 @@ import (
 )
 
 const (
-	readUsage        = "capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N] [--lines A:B] [--grep REGEX [--max N]] [--follow [--timeout D] [--until REGEX]] [--interleaved]"
+	readUsage        = "capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N] [--lines A:B] [--grep REGEX [--max N] [-C N] [-A N] [-B N]] [--follow [--timeout D] [--until REGEX]] [--interleaved]"
 	readDefaultLimit = 64 << 10 // --limit default, bytes
 	readStatusPrefix = "capwrap-read "
+	maxGrepContext   = 10000 // -A, -B, -C: lines (8 bytes of memory each for -B)
 )
 
 func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
@@ -75,6 +76,10 @@ func readQuery(args []string, o *options, stdout io.Writer, d diag) (q store.Rea
 	fs.StringVarP(&lines, "lines", "n", "", "lines A:B, 1-based, inclusive; negative counts from the end (-50: is the last 50)")
 	fs.StringVarP(&grep, "grep", "e", "", "print the lines matching this regular expression, with line numbers")
 	fs.IntVar(&q.Max, "max", 0, "with --grep: stop after this many matching lines (0: no limit but --limit)")
+	var context int
+	fs.IntVarP(&context, "context", "C", 0, "with --grep: print this many lines before and after each match")
+	fs.IntVarP(&q.Context.After, "after-context", "A", 0, "with --grep: print this many lines after each match")
+	fs.IntVarP(&q.Context.Before, "before-context", "B", 0, "with --grep: print this many lines before each match")
 	fs.BoolVarP(&q.Follow, "follow", "f", false, "wait for new bytes of a running capture until it ends")
 	fs.Var(durationVar(&q.FollowTimeout, 0), "timeout", "with --follow: stop waiting after this long (0: when the capture ends)")
 	fs.StringVar(&until, "until", "", "with --follow: stop after the first line matching this regular expression")
@@ -83,6 +88,12 @@ func readQuery(args []string, o *options, stdout io.Writer, d diag) (q store.Rea
 		return q, "", st, true
 	}
 	q.Offset, q.Limit = int64(offset), int64(limit)
+	if !fs.Changed("after-context") {
+		q.Context.After = context
+	}
+	if !fs.Changed("before-context") {
+		q.Context.Before = context
+	}
 	if err := completeReadQuery(&q, fs, lines, grep, until); err != nil {
 		d.Errorf("read: %v", err)
 		d.Hintf("usage: %s (capwrap help read)", readUsage)
@@ -105,6 +116,16 @@ func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep, until
 	}
 	if fs.Changed("max") && grep == "" {
 		return errors.New("--max needs --grep")
+	}
+	for _, c := range []string{"context", "after-context", "before-context"} {
+		n, _ := fs.GetInt(c)
+		switch {
+		case !fs.Changed(c):
+		case grep == "":
+			return fmt.Errorf("--%s needs --grep", c)
+		case n < 0 || n > maxGrepContext:
+			return fmt.Errorf("invalid --%s %d: want 0 to %s lines", c, n, commas(maxGrepContext))
+		}
 	}
 	if lines != "" {
 		lr, err := store.ParseLineRange(lines)

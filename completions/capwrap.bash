@@ -83,10 +83,11 @@ _capwrap() {
         read)
             case $prev in
             --stream) mapfile -t COMPREPLY < <(compgen -W "stdout stderr" -- "$cur"); return ;;
-            --offset | --limit | --lines | --grep | --max | --timeout | --until) return ;;
+            --offset | --limit | --lines | --grep | --max | --context | --after-context | \
+                --before-context | -C | -A | -B | --timeout | --until) return ;;
             esac
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --follow --timeout --until --interleaved $vflags" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --context --after-context --before-context --follow --timeout --until --interleaved $vflags" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
