@@ -191,6 +191,8 @@ var flagDetail = map[string]string{
 When neither flag nor variable chose it and ./tool-outputs cannot be used,
 capwrap falls back to ${XDG_STATE_HOME:-$HOME/.local/state}/capwrap/tool-outputs
 with a warning. A directory that is a symlink or not a directory is refused.
+One that group or others can reach is used, with a warning once per mode
+(remembered in its .warned-mode), not before every result.
 `,
 	"keep": `auto: a capture whose preview showed every byte and whose command exited 0
 leaves nothing on disk; every other capture is kept. always: keep every
