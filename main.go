@@ -260,8 +260,8 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 }
 
 // flagError turns pflag's messages into capwrap's one-line form; a bad
-// value reads as the same error of its variable does (applyEnv):
-// invalid --timeout "soon": not a duration...
+// value reads as its variable's error does (applyEnv): invalid --timeout
+// "soon": not a duration...
 func flagError(err error) string {
 	msg := err.Error()
 	var bad *pflag.InvalidValueError
