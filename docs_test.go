@@ -486,3 +486,37 @@ func TestMakeInstall(t *testing.T) {
 		t.Errorf("make install replaced the checkout's ./capwrap")
 	}
 }
+
+// TestVerbGlobalsDocumented: the global flags a verb takes after its name
+// (verbGlobals), and its -h/--help, are in its help topic, the man page's
+// VERBS section, and each completion file, and bash completes them after
+// the verb.
+func TestVerbGlobalsDocumented(t *testing.T) {
+	man := readDoc(t, "man/capwrap.1")
+	verbsSection := man[strings.Index(man, ".SH VERBS"):]
+	verbsSection = strings.ReplaceAll(verbsSection[:strings.Index(verbsSection, `.SS "capwrap list"`)], `\-`, "-")
+	for _, v := range verbs {
+		if v == "help" {
+			continue
+		}
+		var b bytes.Buffer
+		printHelp(&b, v)
+		for _, f := range append([]string{"help"}, verbGlobals[v]...) {
+			if !strings.Contains(b.String(), "--"+f) {
+				t.Errorf("capwrap help %s does not name --%s", v, f)
+			}
+			if !strings.Contains(verbsSection, "--"+f) {
+				t.Errorf("man/capwrap.1 VERBS does not say that verbs take --%s", f)
+			}
+			if got := bashComplete(t, nil, "capwrap", v, "--"+f); !slices.Contains(got, "--"+f) {
+				t.Errorf("capwrap %s --%s<TAB> = %q, want --%s among them", v, f, got, f)
+			}
+		}
+	}
+	for file := range completionFiles {
+		src := readDoc(t, file)
+		if !strings.Contains(src, "verbGlobals") {
+			t.Errorf("%s does not say where its verbs' global flags come from (verbGlobals)", file)
+		}
+	}
+}

@@ -158,6 +158,13 @@ func printHelp(w io.Writer, topic string) bool {
 	}
 	if text, ok := verbHelp[topic]; ok {
 		fmt.Fprint(w, text)
+		if g := verbGlobals[topic]; len(g) > 0 {
+			var syn []string
+			for _, n := range g {
+				syn = append(syn, flagSynopsis(fs.Lookup(n)))
+			}
+			fmt.Fprintln(w, wrapText("  -h, --help prints this. Global flags it also takes after its name, as before it: "+strings.Join(syn, ", ")+".", 80, 2))
+		}
 		return true
 	}
 	f := fs.Lookup(strings.TrimLeft(topic, "-"))
@@ -184,6 +191,8 @@ var flagDetail = map[string]string{
 When neither flag nor variable chose it and ./tool-outputs cannot be used,
 capwrap falls back to ${XDG_STATE_HOME:-$HOME/.local/state}/capwrap/tool-outputs
 with a warning. A directory that is a symlink or not a directory is refused.
+One that group or others can reach is used, with a warning once per mode
+(remembered in its .warned-mode), not before every result.
 `,
 	"keep": `auto: a capture whose preview showed every byte and whose command exited 0
 leaves nothing on disk; every other capture is kept. always: keep every
@@ -227,7 +236,8 @@ stopped: SIGTERM, then SIGKILL --kill-after later. 0: never. Excludes
 `,
 	"timeout": `On expiry SIGTERM goes to the command's process group, SIGKILL after
 --kill-after, and capwrap exits 124; the receipt still records the command's
-own code or signal. Durations use Go syntax: 500ms, 10s, 2m.
+own code or signal. Durations, for every flag that takes one (the verbs'
+too): Go syntax (500ms, 10s, 2m, 1h30m) or days of 24 hours (7d, 1d12h, 2.5d).
 `,
 	"kill-after": `The grace period before SIGKILL: after a --timeout's SIGTERM, and after a
 SIGINT, SIGTERM, SIGHUP or SIGQUIT that capwrap received and passed on to
@@ -274,7 +284,8 @@ every view, as [REDACTED:kind]. --no-redact turns it off; the receipt says so.
 // verbHelp is "capwrap help VERB".
 var verbHelp = map[string]string{
 	"list": `capwrap list [--json] [--running] [--limit N]
-  The captures in the tool-outputs directory, newest first (by start time):
+  The captures in the tool-outputs directory, newest first by start time
+  (the receipt's started_at; the ID counts whole seconds only):
   ID, process state and exit, capture state (abandoned ones marked), sizes,
   age, command. --running shows only the captures whose command still runs
   (background jobs among them: how a restarted harness finds its jobs);
@@ -287,13 +298,16 @@ var verbHelp = map[string]string{
   unknown. ID may be any unique prefix.
 `,
 	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
-                [--lines A:B] [--grep REGEX [--max N]] [--interleaved]
-                [--follow [--timeout D] [--until REGEX]]
+                [--lines A:B] [--grep REGEX [--max N] [-C N] [-A N] [-B N]]
+                [--interleaved] [--follow [--timeout D] [--until REGEX]]
   Bounded reads of a capture's stream (default stdout): by byte range
   (--offset, sizes like 64K accepted), by line range (--lines A:B, 1-based,
   inclusive; negative counts from the end: -50: is the last 50 lines, A: to
   the end, :B from the start) or by regular expression (--grep, printed as
-  LINE:text, at most --max matches). Output never exceeds --limit (default
+  LINE:text, at most --max matches; as grep, -C/--context N prints N lines
+  around each match, -A/--after-context N after, -B/--before-context N
+  before, as LINE-text, with -- between groups that do not touch; 0 to
+  10,000). Output never exceeds --limit (default
   64K); a line range stops after the last whole line that fits. stderr ends
   with one line for programs:
     capwrap-read {"stream":"stdout","next_offset":N,"size":N,"final":true,
@@ -311,7 +325,8 @@ var verbHelp = map[string]string{
 `,
 	"prune": `capwrap prune --older-than DURATION | --id ID [--dry-run]
   Deletes captures: the only verb that deletes. --older-than counts from the
-  end of a capture (an abandoned one's last write); --dry-run only lists. A
+  end of a capture (an abandoned one's last write), in any duration: 12h,
+  7d, 1d12h, 2.5d; --dry-run only lists. A
   running capture is never touched. Freed bytes return to --dir-quota.
 `,
 	"wait": `capwrap wait [--timeout D] ID...

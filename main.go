@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,6 +88,9 @@ type options struct {
 	// fromEnv names the flags whose value came from a CAPWRAP_* variable,
 	// so that errors name what the user actually set.
 	fromEnv map[string]bool
+	// flags is the flag set that filled o: a verb takes some of them
+	// after its name too (verbGlobals).
+	flags *pflag.FlagSet
 }
 
 // source names where a flag's value came from: "--keep" or "CAPWRAP_KEEP".
@@ -113,10 +117,10 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the receipt line")
 	fs.StringVar(&o.receiptFile, "receipt-file", "", "also write the receipt as JSON to this path")
 	fs.BoolVar(&o.background, "background", false, "run the command as a background job: print its launch receipt and exit 0")
-	fs.DurationVar(&o.backgroundAfter, "background-after", 0, "hand the command back as a background job (exit 75) if it still runs after this long")
-	fs.DurationVar(&o.timeout, "timeout", 0, "send SIGTERM to the command's process group after this long (0: never)")
-	fs.DurationVar(&o.killAfter, "kill-after", 5*time.Second, "then SIGKILL after this long")
-	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Second, "wait this long for end of output after the command exits")
+	fs.Var(durationVar(&o.backgroundAfter, 0), "background-after", "hand the command back as a background job (exit 75) if it still runs after this long")
+	fs.Var(durationVar(&o.timeout, 0), "timeout", "send SIGTERM to the command's process group after this long (0: never)")
+	fs.Var(durationVar(&o.killAfter, 5*time.Second), "kill-after", "then SIGKILL after this long")
+	fs.Var(durationVar(&o.drainTimeout, time.Second), "drain-timeout", "wait this long for end of output after the command exits")
 	fs.IntVar(&o.stdoutChars, "stdout-chars", 8000, "preview budget for stdout, in characters, at most 1000000")
 	fs.IntVar(&o.stderrChars, "stderr-chars", 2000, "preview budget for stderr, in characters, at most 1000000")
 	o.previewBytes = 16 << 10
@@ -127,7 +131,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.Var(&o.dirQuota, "dir-quota", "bytes kept by all captures in the tool-outputs directory (0: no limit)")
 	o.queueBytes = 8 << 20
 	fs.Var(&o.queueBytes, "queue-bytes", "write queue between the pipe reader and the file writer, 1 byte to 1G")
-	fs.DurationVar(&o.stallTimeout, "stall-timeout", 10*time.Second, "stop persisting when the file writer makes no progress this long")
+	fs.Var(durationVar(&o.stallTimeout, 10*time.Second), "stall-timeout", "stop persisting when the file writer makes no progress this long")
 	fs.BoolVar(&o.strict, "strict", false, "exit 125 when capwrap itself failed (e.g. disk full)")
 	fs.BoolVar(&o.noRedact, "no-redact", false, "write output unsanitized (no credential masking)")
 	fs.StringArrayVar(&o.redactEnv, "redact-env", nil, "also mask the value of this environment variable (repeatable)")
@@ -179,6 +183,10 @@ func applyEnv(fs *pflag.FlagSet, getenv func(string) string) (map[string]bool, e
 			}
 		}
 		if serr := fs.Set(f.Name, v); serr != nil {
+			var bad *pflag.InvalidValueError
+			if errors.As(serr, &bad) {
+				serr = errors.Unwrap(bad) // the variable's name, not the flag's
+			}
 			if f.Value.Type() == "bool" {
 				serr = errors.New("want true or false (or yes/no, on/off, 1/0)")
 			}
@@ -217,7 +225,7 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		d.Errorf("%v", err)
 		return exitUsage, 0
 	}
-	o.fromEnv = fromEnv
+	o.fromEnv, o.flags = fromEnv, fs
 	rest := fs.Args()
 	switch {
 	case o.help:
@@ -264,16 +272,26 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	if out.Process.NotFound && o.shell == "" {
 		if h := shellSyntaxHint(rest); h != "" {
 			d.Hintf("%s", h)
+		} else if v, ok := verbNearMiss(cfg.Argv[0]); ok && fs.ArgsLenAtDash() != 0 {
+			// Not found, and not written after "--": perhaps a verb
+			// mistyped (capwrap lst). After the run's own error and output.
+			d.Hintf("did you mean capwrap %s?", v)
 		}
 	}
 	return out.ExitStatus(), out.Reraise()
 }
 
-// flagError turns pflag's messages into capwrap's one-line form.
+// flagError turns pflag's messages into capwrap's one-line form; a bad
+// value reads as its variable's error does (applyEnv): invalid --timeout
+// "soon": not a duration...
 func flagError(err error) string {
 	msg := err.Error()
-	if errors.Is(err, pflag.ErrHelp) {
+	var bad *pflag.InvalidValueError
+	switch {
+	case errors.Is(err, pflag.ErrHelp):
 		return "unknown flag: -h"
+	case errors.As(err, &bad) && bad.GetFlag() != nil:
+		msg = fmt.Sprintf("invalid --%s %q: %v", bad.GetFlag().Name, bad.GetValue(), errors.Unwrap(bad))
 	}
 	return strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0])
 }
@@ -342,6 +360,16 @@ func (o *options) config(argv []string) (runner.Config, error) {
 			return cfg, fmt.Errorf("invalid %s %v: must not be negative", o.source(v.name), v.d)
 		}
 	}
+	return cfg, o.checkBounds(append(previewBounds, "queue-bytes")...)
+}
+
+// previewBounds are the bounded flags of a preview, which the job verbs
+// print too.
+var previewBounds = []string{"stdout-chars", "stderr-chars", "preview-bytes"}
+
+// checkBounds checks the named size and count flags that cost memory
+// against their bounds.
+func (o *options) checkBounds(names ...string) error {
 	for _, v := range []struct {
 		name     string
 		n        int64
@@ -353,14 +381,15 @@ func (o *options) config(argv []string) (runner.Config, error) {
 		{"preview-bytes", int64(o.previewBytes), 0, maxPreviewBytes, false},
 		{"queue-bytes", int64(o.queueBytes), 1, maxQueueBytes, false},
 	} {
-		if v.n < v.min || v.n > v.max {
-			if v.chars {
-				return cfg, fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, commas(v.max))
-			}
-			return cfg, fmt.Errorf("invalid %s %s: want %s to %s bytes", o.source(v.name), humanSize(v.n), humanSize(v.min), humanSize(v.max))
+		if !slices.Contains(names, v.name) || v.n >= v.min && v.n <= v.max {
+			continue
 		}
+		if v.chars {
+			return fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, commas(v.max))
+		}
+		return fmt.Errorf("invalid %s %s: want %s to %s bytes", o.source(v.name), humanSize(v.n), humanSize(v.min), humanSize(v.max))
 	}
-	return cfg, nil
+	return nil
 }
 
 // Bounds of the size and count flags that cost memory (issue 13). The

@@ -63,25 +63,38 @@ _capwrap() {
     fi
 
     if [[ -n $verb ]]; then
+        # Every verb takes --help and --dir after its name; wait and stop
+        # the preview budgets too (verbGlobals in verbs.go).
+        local vflags="--help --dir" budgets="--stdout-chars --stderr-chars --preview-bytes"
+        case $prev in
+        --dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+        --stdout-chars | --stderr-chars | --preview-bytes) return ;;
+        esac
         case $verb in
         list)
             [[ $prev == --limit ]] && return
-            mapfile -t COMPREPLY < <(compgen -W "--json --running --limit" -- "$cur") ;;
-        show) mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur") ;;
+            mapfile -t COMPREPLY < <(compgen -W "--json --running --limit $vflags" -- "$cur") ;;
+        show)
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "$vflags" -- "$cur")
+            else
+                mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
+            fi ;;
         read)
             case $prev in
             --stream) mapfile -t COMPREPLY < <(compgen -W "stdout stderr" -- "$cur"); return ;;
-            --offset | --limit | --lines | --grep | --max | --timeout | --until) return ;;
+            --offset | --limit | --lines | --grep | --max | --context | --after-context | \
+                --before-context | -C | -A | -B | --timeout | --until) return ;;
             esac
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --follow --timeout --until --interleaved" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --context --after-context --before-context --follow --timeout --until --interleaved $vflags" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
         wait)
             [[ $prev == --timeout ]] && return
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--timeout" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--timeout $vflags $budgets" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
@@ -91,7 +104,7 @@ _capwrap() {
             --kill-after) return ;;
             esac
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--signal --kill-after" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--signal --kill-after $vflags $budgets" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
@@ -100,7 +113,7 @@ _capwrap() {
             --id) mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur"); return ;;
             --older-than) return ;;
             esac
-            mapfile -t COMPREPLY < <(compgen -W "--older-than --id --dry-run" -- "$cur") ;;
+            mapfile -t COMPREPLY < <(compgen -W "--older-than --id --dry-run $vflags" -- "$cur") ;;
         help)
             mapfile -t COMPREPLY < <(compgen -W "flags env ${verbs% help} ${flags//--/}" -- "$cur") ;;
         esac

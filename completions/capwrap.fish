@@ -115,7 +115,18 @@ complete -c capwrap -n __capwrap_no_subject -a stop -d 'stop a background job'
 complete -c capwrap -n __capwrap_no_subject -a help -d 'help on a flag or verb'
 complete -c capwrap -n __capwrap_no_subject -a '(__fish_complete_command)'
 
-# The verbs' own flags and capture IDs.
+# The verbs' own flags and capture IDs. Every verb takes --help and --dir
+# after its name; wait and stop the preview budgets too (verbGlobals in
+# verbs.go).
+for v in list show read prune wait stop
+    complete -c capwrap -n "__capwrap_verb $v" -s h -l help -d 'show the verb'"'"'s help'
+    complete -c capwrap -n "__capwrap_verb $v" -l dir -r -a '(__fish_complete_directories)' -d 'tool-outputs directory'
+end
+for v in wait stop
+    complete -c capwrap -n "__capwrap_verb $v" -l stdout-chars -x -d 'preview budget for stdout'
+    complete -c capwrap -n "__capwrap_verb $v" -l stderr-chars -x -d 'preview budget for stderr'
+    complete -c capwrap -n "__capwrap_verb $v" -l preview-bytes -x -d 'ceiling on the whole preview'
+end
 complete -c capwrap -n '__capwrap_verb list' -l json -d 'print JSON'
 complete -c capwrap -n '__capwrap_verb list' -l running -d 'only captures whose command still runs'
 complete -c capwrap -n '__capwrap_verb list' -l limit -x -d 'at most this many, the newest'
@@ -127,6 +138,9 @@ complete -c capwrap -n '__capwrap_verb read' -l limit -x -d 'print at most this 
 complete -c capwrap -n '__capwrap_verb read' -l lines -x -d 'line range A:B'
 complete -c capwrap -n '__capwrap_verb read' -l grep -x -d 'only lines that match'
 complete -c capwrap -n '__capwrap_verb read' -l max -x -d 'at most this many matches'
+complete -c capwrap -n '__capwrap_verb read' -s C -l context -x -d 'with --grep: lines around each match'
+complete -c capwrap -n '__capwrap_verb read' -s A -l after-context -x -d 'with --grep: lines after each match'
+complete -c capwrap -n '__capwrap_verb read' -s B -l before-context -x -d 'with --grep: lines before each match'
 complete -c capwrap -n '__capwrap_verb read' -l follow -d 'follow a running capture'
 complete -c capwrap -n '__capwrap_verb read' -l timeout -x -d 'with --follow: stop waiting after this long'
 complete -c capwrap -n '__capwrap_verb read' -l until -x -d 'with --follow: stop at a line matching this regex'

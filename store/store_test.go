@@ -733,3 +733,38 @@ func TestLedgerCache(t *testing.T) {
 	}
 	c.Discard()
 }
+
+// TestOpenWarnsOncePerMode: the warning about a directory that group or
+// others can reach comes once per mode (issue 15), remembered in
+// .warned-mode: again after a change of mode, or after the directory was
+// private for a while.
+func TestOpenWarnsOncePerMode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tool-outputs")
+	if err := os.Mkdir(p, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i, step := range []struct {
+		mode os.FileMode
+		warn bool
+	}{
+		{0o755, true}, {0o755, false}, {0o755, false}, {0o775, true}, {0o775, false},
+		{0o700, false}, {0o775, true}, {0o700, false}, {0o700, false},
+	} {
+		if err := os.Chmod(p, step.mode); err != nil {
+			t.Fatal(err)
+		}
+		d, warns, err := Open(p, true, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		warned := len(warns) == 1 && strings.Contains(warns[0], fmt.Sprintf("accessible by group or others (mode %#o)", step.mode))
+		if warned != step.warn || len(warns) > 1 {
+			t.Errorf("step %d, mode %#o: warnings %q, want a warning: %v", i, step.mode, warns, step.warn)
+		}
+		_, err = os.Lstat(filepath.Join(p, warnedModeName))
+		if private := step.mode&0o077 == 0; private != errors.Is(err, os.ErrNotExist) {
+			t.Errorf("step %d, mode %#o: %s: %v", i, step.mode, warnedModeName, err)
+		}
+	}
+}
