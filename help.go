@@ -13,39 +13,42 @@ bounded preview and a one-line receipt.
 
 usage:
   capwrap [flags] -- COMMAND [ARG...]
+  capwrap [flags] -c 'SHELL COMMAND LINE' [ARG0 [ARG...]]
   capwrap --background | --background-after DURATION [flags] -- COMMAND [ARG...]
   capwrap list [--json] [--running] | show ID | read ID [flags] | prune [flags]
   capwrap wait [--timeout D] ID... | stop [--signal SIG] [--kill-after D] ID...
   capwrap help [FLAG-or-VERB]
 
-Without a terminal (agents, CI, $(...)) capwrap prints, after the command
+With no person at a terminal (agents, CI) capwrap prints, after the command
 ends, a head and tail of stdout and stderr and a last line
-"capwrap-receipt {JSON}". On a terminal it streams the output live like tee
-and ends with a one-line summary on stderr. Either way stdout and stderr are
-kept in tool-outputs/ID/ (credentials masked) and capwrap exits with the
-command's status: its code; its signal re-raised; 124 timeout; 125 capwrap
-could not start; 126 not executable; 127 not found; 75 still running, handed
-back as a background job.
+"capwrap-receipt {JSON}" (--preview forces this: for a harness whose shell
+runs in a pty). At a terminal, also when piped (capwrap make | grep x), it
+streams the output live like tee and ends with a one-line summary on stderr.
+Either way stdout and stderr are kept in tool-outputs/ID/ (credentials
+masked) and capwrap exits with the command's status: its code; its signal
+re-raised; 124 timeout; 125 capwrap could not start; 126 not executable; 127
+not found; 75 still running, handed back as a background job.
 
 most used flags:
 %s
 examples:
   agent:     capwrap -- pytest -x                 # preview + receipt, files kept on failure
              capwrap read ID --lines -50:         # then the part it needs
+             capwrap -c 'cd web && npm test'      # shell syntax: cd, &&, pipes, VAR=x
   server:    capwrap --background -- python3 -m http.server 8000  # receipt names the ID
              capwrap read ID --follow --until 'Serving HTTP' --timeout 30s
              capwrap stop ID
   build:     capwrap --background-after 100s -- make test  # 75: running; capwrap wait ID
-  CI:        CAPWRAP_DIR=$PWD/ci-logs capwrap --keep always -- make test
+  CI:        capwrap --tee --receipt-file receipt.json -- make test
   terminal:  capwrap make -j4                     # live output, summary, files kept
 
 All flags: capwrap help flags. Verbs: capwrap help list|show|read|prune|wait|stop.
-Every flag has a variable: --dir-quota 1G is CAPWRAP_DIR_QUOTA=1G; a flag
-beats its variable. Manual: man capwrap.
+Every flag but -c has a variable: --dir-quota 1G is CAPWRAP_DIR_QUOTA=1G; a
+flag beats its variable. Manual: man capwrap.
 `
 
 // mostUsed are the flags --help shows; "capwrap help flags" shows all.
-var mostUsed = []string{"dir", "keep", "timeout", "background", "background-after", "tee", "preview", "quiet", "pty", "color", "no-redact", "redact-env", "max-capture-bytes"}
+var mostUsed = []string{"command", "dir", "keep", "timeout", "background", "background-after", "tee", "preview", "quiet", "pty", "color", "no-redact", "redact-env", "max-capture-bytes"}
 
 // metavar names the argument of each flag that takes one, in --help and
 // in the man page.
@@ -55,7 +58,7 @@ var metavar = map[string]string{
 	"stdout-chars": "N", "stderr-chars": "N", "preview-bytes": "SIZE",
 	"max-capture-bytes": "SIZE", "dir-quota": "SIZE", "queue-bytes": "SIZE",
 	"redact-env": "NAME", "redact-file": "FILE", "redact-pattern": "REGEX",
-	"pty": "WHEN", "color": "WHEN",
+	"pty": "WHEN", "color": "WHEN", "command": "STRING",
 }
 
 // flagSynopsis is "--timeout DURATION" (or "-h, --help").
@@ -194,9 +197,28 @@ with a warning. A directory that is a symlink or not a directory is refused.
 One that group or others can reach is used, with a warning once per mode
 (remembered in its .warned-mode), not before every result.
 `,
-	"keep": `auto: a capture whose preview showed every byte and whose command exited 0
-leaves nothing on disk; every other capture is kept. always: keep every
-capture. never: keep none (the receipt still reports sizes).
+	"keep": `auto: a capture whose preview showed every byte as it is and whose command
+exited 0 leaves nothing on disk; every other capture is kept, also one shown
+whole but altered for display (carriage-return frames collapsed, ANSI
+escapes removed, control bytes escaped): only its file holds the bytes as
+they were. Only preview mode discards; tee and quiet modes keep. always:
+keep every capture. never: keep none (the receipt still reports sizes).
+`,
+	"command": `For commands that need shell syntax: cd, &&, ||, pipes, redirections,
+VAR=x cmd, globs. capwrap -c 'cd web && npm test' runs
+$SHELL -c 'cd web && npm test' when $SHELL is an absolute path to sh, bash,
+zsh, dash or ksh, else /bin/sh; words after STRING become its $0, $1...
+(capwrap -c 'echo "$1"' sh hello). Without -c, a command name that only a
+shell knows (cd, source, export, if, FOO=1) is not found (127) and capwrap
+hints at -c. The cd happens in the child: it cannot change the directory of
+the shell that runs capwrap. -c has no variable on purpose: a command line
+taken from the environment would run in every capwrap that inherits it.
+`,
+	"preview": `Preview mode is the default when no person is at a terminal: stdout is not
+a terminal, and stdin and stderr are not both terminals. An agent harness
+whose shell runs in a pseudo-terminal looks like a person at the keyboard;
+it sets CAPWRAP_PREVIEW=1 to get the preview and the receipt line. With
+the default budgets everything printed is at most 10,000 characters.
 `,
 	"receipt-file": `A new name or a regular file is replaced atomically: the receipt goes to a
 temporary file with a random name in the same directory (created

@@ -28,27 +28,46 @@ _capwrap() {
         --background-after --timeout --kill-after --drain-timeout --stdout-chars --stderr-chars --preview-bytes
         --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict
         --no-redact --redact-env --redact-file --redact-pattern --no-label --pty
-        --color --help --version"
+        --color --command --help --version"
     local verbs="list show read prune wait stop help"
     COMPREPLY=()
 
     # Find the first word that is not a flag (or its argument): "--", a verb
-    # or the command.
-    local i w verb="" cmd_at=0
+    # or the command. With -c STRING (shell=1) the words after the flags are
+    # the shell's $0, $1...: file names (shell=2 once one is typed).
+    local i w verb="" cmd_at=0 shell=0
     for ((i = 1; i < COMP_CWORD; i++)); do
         w=${COMP_WORDS[i]}
         case $w in
-        --) cmd_at=$((i + 1)); break ;;
+        --)
+            if ((shell)); then shell=2; else cmd_at=$((i + 1)); fi
+            break ;;
+        -c | --command) ((i++)); shell=1 ;;
+        --command=*) shell=1 ;;
         --dir | --keep | --receipt-file | --background-after | --timeout | --kill-after | \
             --drain-timeout | --stdout-chars | --stderr-chars | --preview-bytes | --max-capture-bytes | \
             --dir-quota | --queue-bytes | --stall-timeout | --redact-env | --redact-file | \
             --redact-pattern | --pty | --color)
             ((i++)) ;;
         -*) ;;
-        list | show | read | prune | wait | stop | help) verb=$w; break ;;
-        *) cmd_at=$i; break ;;
+        *)
+            if ((shell)); then
+                shell=2
+            else
+                case $w in
+                list | show | read | prune | wait | stop | help) verb=$w ;;
+                *) cmd_at=$i ;;
+                esac
+            fi
+            break ;;
         esac
     done
+
+    # The shell's arguments after -c STRING.
+    if ((shell == 2)); then
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        return
+    fi
 
     # After "--" or once a command started: that command's own completion.
     if ((cmd_at > 0)); then
@@ -131,11 +150,13 @@ _capwrap() {
         mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return ;;
     --background-after | --timeout | --kill-after | --drain-timeout | --stall-timeout | --stdout-chars | \
         --stderr-chars | --preview-bytes | --max-capture-bytes | --dir-quota | \
-        --queue-bytes | --redact-pattern)
+        --queue-bytes | --redact-pattern | -c | --command)
         return ;;
     esac
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$flags --" -- "$cur")
+    elif ((shell)); then
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
     else
         mapfile -t COMPREPLY < <(compgen -W "$verbs" -- "$cur"; compgen -c -- "$cur" | sort -u)
     fi
