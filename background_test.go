@@ -9,12 +9,14 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -196,5 +198,68 @@ func TestJobOutlivesItsShell(t *testing.T) {
 	code, out, errOut, _ := capwrapIn(t, dir, "wait", jobID(t, launch))
 	if code != 0 || !bytes.Contains(out, []byte("late\n")) {
 		t.Errorf("wait: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestBackgroundHoldsNoCallerDescriptor: a descriptor the caller left open
+// (a shell's "exec 5>&2") is held neither by the supervisor nor by the job,
+// so a harness reading capwrap's output to its end returns at once; and
+// the link to the launcher is not the command's (SPEC §10).
+func TestBackgroundHoldsNoCallerDescriptor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	dir := t.TempDir()
+	sh := exec.Command("bash", "-c", "exec 5>&2 7>held.txt; "+termCapwrap(t)+
+		` --background -- sh -c 'ls /proc/$$/fd | tr "\n" " "; echo; sleep 20'`)
+	sh.Dir = dir
+	sh.Env = append(os.Environ(), "CAPWRAP_DIR=")
+	var out, errOut bytes.Buffer
+	sh.Stdout, sh.Stderr = &out, &errOut
+	done := make(chan error, 1)
+	start := time.Now()
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- sh.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		sh.Process.Kill()
+		t.Fatalf("the caller's pipes were held by the job (%v): stdout %q", time.Since(start), out.String())
+	}
+	id := jobID(t, out.Bytes())
+	t.Cleanup(func() { capwrapIn(t, dir, "stop", "--kill-after", "1s", id) })
+	code, fds, errs, _ := capwrapIn(t, dir, "read", id, "--follow", "--until", ".", "--timeout", "5s")
+	if code != 0 || strings.TrimSpace(string(fds)) != "0 1 2" {
+		t.Errorf("the job's command has descriptors %q (want 0 1 2); %s", fds, errs)
+	}
+}
+
+// TestLauncherKilledLetsGoOfOutput: a --background-after launcher killed
+// before the hand-back: whoever reads its output to the end gets the end
+// at once, not when the job has been stopped --kill-after later.
+func TestLauncherKilledLetsGoOfOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	cmd := exec.Command(termCapwrap(t), "--background-after", "30s", "--kill-after", "5s", "--",
+		"sh", "-c", `trap "" TERM; while :; do sleep 0.1; done`)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "CAPWRAP_DIR=")
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	start := time.Now()
+	b, _ := io.ReadAll(outPipe)
+	cmd.Wait()
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the output ended %v after the launcher was killed (%d bytes written after it)", d, len(b))
 	}
 }

@@ -311,3 +311,34 @@ func TestHungReceiptFile(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// TestHungHandBack: a hand-back while the tool-outputs file system hangs
+// still tells the caller the job's ID within --stall-timeout (without a
+// preview), and a --background job on a directory that hangs is refused
+// before its command starts.
+func TestHungHandBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mounts a file system")
+	}
+	h := mountHangFS(t)
+	defer h.cont()
+	code, out, errOut, took := runOnHangFS(t, func() { h.cont() }, "--dir", filepath.Join(h.mnt, "to"), "--stall-timeout", "1s",
+		"--background-after", "1s", "--", "sh", "-c", "echo x; "+h.hangScript(0)+"; sleep 30")
+	if code != 75 || took > 5*time.Second {
+		t.Fatalf("exit %d after %v; stdout %q; stderr %q", code, took, out, errOut)
+	}
+	if rc := footer(t, out); rc["id"] == nil {
+		t.Errorf("the hand-back does not name the job")
+	}
+	h.stop(t)
+	ran := filepath.Join(t.TempDir(), "ran")
+	code, _, errOut, _ = runOnHangFS(t, func() { h.cont() }, "--dir", filepath.Join(h.mnt, "to2"), "--stall-timeout", "1s",
+		"--background", "--", "sh", "-c", "echo ran > "+ran)
+	if code != 125 || !strings.Contains(errOut, "a background job needs its capture") {
+		t.Errorf("--background on a hung directory: exit %d, stderr %q", code, errOut)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := os.Stat(ran); err == nil {
+		t.Errorf("the refused job's command ran")
+	}
+}

@@ -236,7 +236,7 @@ all state is in the capture directory, so capwrap list --running finds the
 jobs, and capwrap read ID --follow [--until REGEX], capwrap wait ID and
 capwrap stop ID reach them, from any shell. The job's command reads
 /dev/null and has no controlling terminal. Its capture is always kept,
-whatever --keep says (--keep never is refused); when the job ends, the
+whatever --keep says; when the job ends, the
 preview a foreground run would have printed is written to preview.txt,
 which capwrap wait prints. --timeout, the limits and redaction apply in the
 job as in a foreground run. Excludes --background-after.
@@ -254,7 +254,7 @@ Set DURATION below your harness's own time limit. The command reads
 /dev/null from the start. Signals capwrap receives before the hand-back go to
 the command; should capwrap die before it (SIGKILL, a crash), the job is
 stopped: SIGTERM, then SIGKILL --kill-after later. 0: never. Excludes
---background and --keep never.
+--background (a flag beats the other flag's variable).
 `,
 	"timeout": `On expiry SIGTERM goes to the command's process group, SIGKILL after
 --kill-after, and capwrap exits 124; the receipt still records the command's

@@ -49,7 +49,8 @@ func parseIDs(fs *pflag.FlagSet, args []string, usage string, o *options, stdout
 // view is how the job verbs show a job: the global flags' budgets.
 func view(o *options, dir *store.Dir, stdout io.Writer, d diag) runner.View {
 	return runner.View{Dir: dir, DirArg: dir.ReadArg(os.Getenv), StdoutChars: o.stdoutChars, StderrChars: o.stderrChars,
-		PreviewBytes: int(o.previewBytes), Stdout: stdout, Diag: d}
+		PreviewBytes: int(o.previewBytes), Mode: runner.ModePreview, Stdout: stdout, Stderr: d.w, Diag: d,
+		Stall: o.stallTimeout}
 }
 
 // verbWait is `capwrap wait [--timeout D] ID...` (SPEC §10): it exits with

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/store"
@@ -209,6 +210,7 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	if len(args) > 1 && args[0] == runner.SuperviseArg {
 		// A background job's supervisor (SPEC §10): the launcher's own
 		// arguments follow, the link is descriptor 3.
+		unix.CloseOnExec(3) // the link is the supervisor's alone, not its command's
 		job = &runner.Job{Link: os.NewFile(3, "link"), Detach: args[1] == "detach"}
 		args = args[2:]
 	}
@@ -296,14 +298,6 @@ func flagError(err error) string {
 	return strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0])
 }
 
-// jobFlag names the flag that made the run a job, for messages.
-func (o *options) jobFlag() string {
-	if o.background {
-		return o.source("background")
-	}
-	return o.source("background-after")
-}
-
 // config validates the values that pflag cannot and returns the run of
 // argv they describe (standard streams and diagnostics left to the caller).
 func (o *options) config(argv []string) (runner.Config, error) {
@@ -342,11 +336,20 @@ func (o *options) config(argv []string) (runner.Config, error) {
 	if n > 1 {
 		return cfg, errors.New("--tee, --preview and --quiet exclude each other")
 	}
+	if o.background && o.backgroundAfter > 0 {
+		// A flag beats the other flag's variable (a shell with
+		// CAPWRAP_BACKGROUND_AFTER set may still start a job with
+		// --background); two flags, or two variables, contradict.
+		switch bgEnv, afterEnv := o.fromEnv["background"], o.fromEnv["background-after"]; {
+		case afterEnv && !bgEnv:
+			o.backgroundAfter = 0
+		case bgEnv && !afterEnv:
+			o.background = false
+		default:
+			return cfg, fmt.Errorf("%s and %s exclude each other", o.source("background"), o.source("background-after"))
+		}
+	}
 	switch {
-	case o.background && o.backgroundAfter > 0:
-		return cfg, errors.New("--background and --background-after exclude each other")
-	case (o.background || o.backgroundAfter > 0) && cfg.Keep == runner.Never:
-		return cfg, fmt.Errorf("--keep never and %s exclude each other: a job's capture is what capwrap wait and read need", o.jobFlag())
 	case o.backgroundAfter < 0:
 		return cfg, fmt.Errorf("invalid %s %v: must not be negative", o.source("background-after"), o.backgroundAfter)
 	case o.stallTimeout == 0:

@@ -61,6 +61,9 @@ func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
 	readHints(e.ID, q, status, d)
 	line, _ := json.Marshal(status)
 	fmt.Fprintf(d.w, "%s%s\n", readStatusPrefix, line)
+	if q.Until != nil && !status.Matched {
+		return verbFailed // as grep does when nothing matched
+	}
 	return 0
 }
 

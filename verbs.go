@@ -364,7 +364,11 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 		return 0
 	}
 	if len(items) == 0 {
-		d.Hintf("no captures in %s", dir.Path())
+		if *running {
+			d.Hintf("no capture in %s is running", dir.Path())
+		} else {
+			d.Hintf("no captures in %s", dir.Path())
+		}
 		return 0
 	}
 	fmt.Fprintf(stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", "ID", "PROCESS", "CAPTURE", "STDOUT", "STDERR", "AGE", "COMMAND")

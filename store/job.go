@@ -22,8 +22,12 @@ const (
 )
 
 // ErrNoSupervisor reports that nobody reads a capture's control FIFO: its
-// supervisor has ended (or the capture never was a job).
+// supervisor has ended, or is ending, with its job.
 var ErrNoSupervisor = errors.New("the job's supervisor is not running")
+
+// ErrNotJob reports a capture without a control FIFO: its capwrap runs, or
+// ran, in the foreground.
+var ErrNotJob = errors.New("not a background job")
 
 // WritePreview publishes text as the capture's preview.txt (0600, written
 // to a temporary name, fsynced, renamed), before Publish.
@@ -72,15 +76,18 @@ func (c *Capture) OpenControl() (*os.File, error) {
 }
 
 // SendControl writes msg (one line) to capture id's control FIFO, without
-// waiting: the error wraps ErrNoSupervisor when no supervisor reads it.
+// waiting: the error wraps ErrNoSupervisor when no supervisor reads it,
+// ErrNotJob when the capture has no control FIFO.
 func (d *Dir) SendControl(id, msg string) error {
 	if !ValidID(id) {
 		return ErrBadID
 	}
 	f, err := d.root.OpenFile(id+"/"+controlName, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	switch {
-	case errors.Is(err, syscall.ENXIO), errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, syscall.ENXIO):
 		return fmt.Errorf("%s: %w", id, ErrNoSupervisor)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w", id, ErrNotJob)
 	case err != nil:
 		return err
 	}

@@ -460,7 +460,7 @@ func TestLineMatcherPieces(t *testing.T) {
 // without a reader, SendControl says nobody supervises the capture.
 func TestControlFIFO(t *testing.T) {
 	d, c := newTestCapture(t)
-	if err := d.SendControl(c.ID(), "signal 15"); !errors.Is(err, ErrNoSupervisor) {
+	if err := d.SendControl(c.ID(), "signal 15"); !errors.Is(err, ErrNotJob) {
 		t.Errorf("no FIFO: %v", err)
 	}
 	f, err := c.OpenControl()

@@ -51,6 +51,8 @@ type Job struct {
 	// (--background); else the launcher waits (--background-after).
 	Detach bool
 
+	outFDs []int // the launcher's descriptors to let go of: 1 and 2 when nil
+
 	mu       sync.Mutex
 	released bool // the launcher's descriptors were let go
 	frozen   bool // the run is ending: no more release
@@ -101,13 +103,36 @@ func (j *Job) serveLink() {
 		}
 	}
 	// End of file: the launcher is gone. If it was still waiting, that
-	// is a killed capwrap (SPEC §3): the job is stopped.
+	// is a killed capwrap (SPEC §3): the job is stopped, and the caller's
+	// stdout and stderr are let go of at once (whoever reads them to their
+	// end must not wait for the job's --kill-after).
 	j.mu.Lock()
-	stop := !j.released && !j.frozen
+	attached := !j.released
+	stop := attached && !j.frozen
+	if attached {
+		j.letGo()
+	}
 	j.mu.Unlock()
 	if stop {
 		j.inject(syscall.SIGTERM)
 	}
+}
+
+// letGo makes descriptors 1 and 2, the launcher's stdout and stderr,
+// /dev/null, so that every writer of them carries on harmlessly. Caller
+// holds j.mu.
+func (j *Job) letGo() {
+	fds := j.outFDs
+	if fds == nil {
+		fds = []int{1, 2}
+	}
+	if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
+		for _, fd := range fds {
+			unix.Dup2(int(null.Fd()), fd)
+		}
+		null.Close()
+	}
+	j.released = true
 }
 
 // release lets go of the launcher's stdout and stderr (descriptors 1 and
@@ -120,12 +145,7 @@ func (j *Job) release() bool {
 		return false
 	}
 	if !j.released {
-		if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
-			unix.Dup2(int(null.Fd()), 1)
-			unix.Dup2(int(null.Fd()), 2)
-			null.Close()
-		}
-		j.released = true
+		j.letGo()
 	}
 	return true
 }
@@ -185,11 +205,10 @@ type jobPresenter struct {
 func (p *jobPresenter) live(i int) io.Writer { return p.inner.live(i) }
 
 func (p *jobPresenter) render(o *Outcome, c *store.Capture, keepers [2]*preview.Keeper) {
+	p.text.render(o, c, keepers) // preview.txt, for capwrap wait
 	if p.attached {
-		p.inner.render(o, c, keepers)
-		return
+		p.inner.render(o, c, keepers) // what the launcher's caller sees now
 	}
-	p.text.render(o, c, keepers)
 }
 
 func (p *jobPresenter) present(o *Outcome) error {

@@ -18,9 +18,15 @@ func linkPair(t *testing.T) (*Job, *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &Job{Link: os.NewFile(uintptr(fds[0]), "link")}
+	// The launcher's stdout and stderr, for letGo: files of the test's
+	// own, not the test binary's descriptors 1 and 2.
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &Job{Link: os.NewFile(uintptr(fds[0]), "link"), outFDs: []int{int(out.Fd())}}
 	l := os.NewFile(uintptr(fds[1]), "launcher")
-	t.Cleanup(func() { j.Link.Close(); l.Close() })
+	t.Cleanup(func() { j.Link.Close(); l.Close(); out.Close() })
 	return j, l
 }
 
@@ -59,7 +65,6 @@ func TestJobLinkEOFStopsAttachedJob(t *testing.T) {
 // goes on, "ending" once it began to end; a released job ends detached.
 func TestJobReleaseProtocol(t *testing.T) {
 	j, l := linkPair(t)
-	j.released = true // descriptors 1 and 2 of the test must stay: pretend it was let go
 	j.start()
 	r := bufio.NewReader(l)
 	l.WriteString("release\n")

@@ -34,8 +34,14 @@ type View struct {
 	// StdoutChars, StderrChars and PreviewBytes bound a hand-back's
 	// preview as a run's (SPEC §5).
 	StdoutChars, StderrChars, PreviewBytes int
-	Stdout                                 io.Writer
-	Diag                                   Diag
+	// Mode is how a hand-back is printed (ModeTee: one line on Stderr;
+	// ModeQuiet: the footer only; else the preview too).
+	Mode           Mode
+	Stdout, Stderr io.Writer
+	Diag           Diag
+	// Stall bounds each look at the tool-outputs directory (a hung file
+	// system must not hold wait past its --timeout); 0: the default.
+	Stall time.Duration
 }
 
 // final prints what a foreground run would have printed for ended job e
@@ -70,29 +76,53 @@ func (v View) final(e store.Entry) (int, syscall.Signal) {
 }
 
 // handBack prints the hand-back of running job e (SPEC §10): the preview of
-// what its capture holds so far, one line naming the commands that wait
-// for, follow and stop it, and its live receipt as footer (process.state
-// running, exit_status null).
-func (v View) handBack(e store.Entry, after time.Duration) error {
-	text, err := v.previewSoFar(e)
-	if err != nil {
+// what its capture holds so far (text, from previewSoFar; nil when the
+// capture could not be read in time), one line naming the commands that
+// wait for, follow and stop it, and its live receipt as footer
+// (process.state running, exit_status null). In tee mode, where the
+// output went by live, only the line is printed, on stderr; in quiet mode
+// only the footer.
+func (v View) handBack(e store.Entry, text []byte, after time.Duration) error {
+	line := handBackLine(e.ID, v.DirArg, after)
+	switch v.Mode {
+	case ModeTee:
+		_, err := fmt.Fprintln(v.Stderr, line)
 		return err
+	case ModeQuiet:
+		text, line = nil, ""
 	}
 	out := bufio.NewWriter(v.Stdout)
 	out.Write(text)
-	cmd := "capwrap"
-	if v.DirArg != "" {
-		cmd += " --dir " + preview.ShellQuote(v.DirArg)
+	if line != "" {
+		out.WriteString(line + "\n")
 	}
-	fmt.Fprintf(out, "… capwrap: %s still runs after %v and goes on in the background: `%s wait %s` waits for its end, `%s read %s --follow` follows its output, `%s stop %s` ends it …\n",
-		e.ID, after, cmd, e.ID, cmd, e.ID, cmd, e.ID)
+	out.Write(runningFooter(e))
+	return out.Flush()
+}
+
+// handBackReserve is what a hand-back prints besides its preview, at most:
+// the line naming the commands and the running footer, in characters.
+const handBackReserve = 900
+
+// handBackLine names the commands that wait for, follow and stop job id.
+func handBackLine(id, dirArg string, after time.Duration) string {
+	cmd := "capwrap"
+	if dirArg != "" {
+		cmd += " --dir " + preview.ShellQuote(dirArg)
+	}
+	return fmt.Sprintf("… capwrap: %s still runs after %v; it goes on in the background: `%s wait --timeout 60s %s`, `%s read %s --follow --timeout 30s`, `%s stop %s` …",
+		id, after, cmd, id, cmd, id, cmd, id)
+}
+
+// runningFooter is the footer of running job e: its live receipt with the
+// sizes committed so far, exit_status null. No file: the .live names it
+// has now are renamed to .log when the job ends (dir names where they are).
+func runningFooter(e store.Entry) []byte {
 	rc := e.Receipt
 	if rc == nil {
 		rc = &store.Receipt{Schema: store.Schema, ID: &e.ID, Process: store.Process{State: store.ProcessRunning},
 			Capture: store.CaptureState{State: store.StatePending}}
 	}
-	// The committed sizes so far; no file: the .live names it has now are
-	// renamed to .log when the job ends (dir names where they are).
 	for _, s := range []struct {
 		f  store.FileEntry
 		st *store.Stream
@@ -103,8 +133,7 @@ func (v View) handBack(e store.Entry, after time.Duration) error {
 	}
 	rc.ExitStatus = nil
 	footer, _ := rc.Footer(false)
-	out.Write(footer)
-	return out.Flush()
+	return footer
 }
 
 // previewSoFar renders the preview (SPEC §5) of what job e's stream files
@@ -139,8 +168,11 @@ func (v View) previewSoFar(e store.Entry) ([]byte, error) {
 		}
 		streams[i] = preview.Stream{Keeper: k, Name: name, File: v.Dir.Path() + "/" + e.ID + "/" + name + ".live", ReadCmd: cmd}
 	}
+	// The hand-back's line and running footer come after it: together
+	// within the bound of a run's output (SPEC §5).
 	text, _, _ := preview.Render(streams[0], streams[1], preview.Options{StdoutChars: budget(v.StdoutChars),
-		StderrChars: budget(v.StderrChars), MaxBytes: max(1, v.PreviewBytes)})
+		StderrChars: budget(v.StderrChars), MaxBytes: max(1, v.PreviewBytes),
+		MaxChars: max(v.StdoutChars+v.StderrChars, maxPrinted) - handBackReserve})
 	return text, nil
 }
 
@@ -166,7 +198,13 @@ func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 				v.Diag.Errorf("capture %s was abandoned: its supervisor ended without a receipt", id)
 				return 1, 0
 			}
-			if err := v.handBack(e, timeout); err != nil {
+			var text []byte
+			if herr := newGuard(v.Stall).do("reading the job's capture", func() { text, err = v.previewSoFar(e) }, nil); herr != nil {
+				v.Diag.Warnf("capture %s: %v: no preview", id, herr)
+			} else if err != nil {
+				v.Diag.Warnf("capture %s: %v: no preview", id, store.UnwrapPath(err))
+			}
+			if err := v.handBack(e, text, timeout); err != nil {
 				v.Diag.Errorf("wait %s: %v", id, err)
 				return 1, 0
 			}
@@ -180,8 +218,13 @@ func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 // awaitEnd polls capture id until it is final or abandoned, or deadline
 // (zero: none) has passed.
 func (v View) awaitEnd(id string, deadline time.Time) (store.Entry, error) {
+	g := newGuard(v.Stall)
 	for {
-		e, err := v.Dir.Entry(id)
+		var e store.Entry
+		var err error
+		if herr := g.do("reading the tool-outputs directory", func() { e, err = v.Dir.Entry(id) }, nil); herr != nil {
+			return e, herr
+		}
 		if err != nil || e.Final || e.Abandoned {
 			return e, err
 		}
@@ -207,12 +250,15 @@ func Stop(v View, ids []string, sig syscall.Signal, killAfter time.Duration) int
 			return ExitUsage
 		}
 		if e.Running && !e.Final {
-			if err := v.Dir.SendControl(id, fmt.Sprintf("signal %d", int(sig))); err != nil {
-				if errors.Is(err, store.ErrNoSupervisor) {
-					v.Diag.Errorf("capture %s is not a background job (its capwrap runs in the foreground): stop cannot reach it", id)
-					v.Diag.Hintf("stop the capwrap that runs it, or its caller")
-					return 1
-				}
+			err := v.Dir.SendControl(id, fmt.Sprintf("signal %d", int(sig)))
+			switch {
+			case errors.Is(err, store.ErrNotJob):
+				v.Diag.Errorf("capture %s is not a background job (its capwrap runs in the foreground): stop cannot reach it", id)
+				v.Diag.Hintf("stop the capwrap that runs it, or its caller")
+				return 1
+			case errors.Is(err, store.ErrNoSupervisor):
+				// Its supervisor is ending with it: nothing to signal.
+			case err != nil:
 				v.Diag.Errorf("stop %s: %v", id, err)
 				return 1
 			}

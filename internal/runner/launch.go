@@ -86,7 +86,7 @@ func Launch(cfg Config, args []string, detach bool, after time.Duration) (int, s
 				}
 				handBack = time.After(max(0, after-time.Since(t0)))
 			case "released":
-				return handedBack(cfg, started, after)
+				return handedBack(cfg, chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), started, after)
 			case "exit":
 				return exitLine(rest)
 			}
@@ -110,6 +110,10 @@ func startSupervisor(cfg Config, args []string, detach bool) (*os.File, *os.Proc
 	if detach {
 		mode = "detach"
 	}
+	// The supervisor gets the link and capwrap's stdout and stderr, and
+	// nothing else of its caller's (a descriptor the caller left open
+	// would be held by the job as long as it runs, SPEC §10).
+	wrap.CloseOnExecFrom(3)
 	cmd := &exec.Cmd{
 		Path:        exe,
 		Args:        append([]string{"capwrap", SuperviseArg, mode}, args...),
@@ -144,25 +148,49 @@ func launched(cfg Config, rc *store.Receipt) (int, syscall.Signal) {
 }
 
 // handedBack prints a --background-after hand-back from the job's capture.
-func handedBack(cfg Config, rc *store.Receipt, after time.Duration) (int, syscall.Signal) {
+// The capture is read under the stall timeout (a hung file system must not
+// keep the caller from learning the job's ID); a job that ended meanwhile
+// is shown as wait would, with its own status. --receipt-file gets the
+// running receipt now: the job, released, leaves that file to the
+// caller's later commands.
+func handedBack(cfg Config, mode Mode, rc *store.Receipt, after time.Duration) (int, syscall.Signal) {
 	if rc.ID == nil || rc.Dir == nil {
 		cfg.Diag.Errorf("the job has no capture to hand back")
 		return ExitUsage, 0
 	}
-	dir, err := store.OpenExisting(filepath.Dir(*rc.Dir))
-	if err != nil {
-		cfg.Diag.Errorf("%v", err)
-		return ExitUsage, 0
+	v := View{DirArg: cfg.Dir, StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
+		PreviewBytes: cfg.PreviewBytes, Mode: mode, Stdout: cfg.Stdout, Stderr: cfg.Stderr, Diag: cfg.Diag,
+		Stall: cfg.Limits.StallTimeout}
+	e := store.Entry{ID: *rc.ID, Receipt: rc}
+	var text []byte
+	var err error
+	herr := newGuard(v.Stall).do("reading the job's capture", func() {
+		if v.Dir, err = store.OpenExisting(filepath.Dir(*rc.Dir)); err != nil {
+			return
+		}
+		if e, err = v.Dir.Entry(*rc.ID); err == nil && !e.Final && mode == ModePreview {
+			text, err = v.previewSoFar(e)
+		}
+	}, nil)
+	switch {
+	case herr != nil:
+		cfg.Diag.Warnf("capture %s: %v: handed back without a preview", *rc.ID, herr)
+		e = store.Entry{ID: *rc.ID, Receipt: rc}
+	case err != nil:
+		cfg.Diag.Warnf("capture %s: %v: handed back without a preview", *rc.ID, store.UnwrapPath(err))
+	case e.Final:
+		defer v.Dir.Close()
+		return v.final(e)
+	default:
+		defer v.Dir.Close()
+		v.DirArg = v.Dir.ReadArg(cfg.Getenv)
 	}
-	defer dir.Close()
-	e, err := dir.Entry(*rc.ID)
-	if err != nil {
-		cfg.Diag.Errorf("%v", err)
-		return ExitUsage, 0
+	if f := cfg.ReceiptFile; f != "" {
+		if err := writeReceiptFile(f, e.Receipt, newGuard(v.Stall).stall); err != nil {
+			cfg.Diag.Warnf("cannot write --receipt-file %s: %v", f, err)
+		}
 	}
-	v := View{Dir: dir, DirArg: dir.ReadArg(cfg.Getenv), StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
-		PreviewBytes: cfg.PreviewBytes, Stdout: cfg.Stdout, Diag: cfg.Diag}
-	if err := v.handBack(e, after); err != nil {
+	if err := v.handBack(e, text, after); err != nil {
 		cfg.Diag.Errorf("%v", err)
 		return ExitUsage, 0
 	}

@@ -186,6 +186,12 @@ func (r *run) openDir() (*store.Dir, error) {
 			dir.Close()
 		}
 	}); herr != nil {
+		if cfg.Job != nil {
+			// A job without a capture could be neither waited for nor
+			// stopped: refused before it starts.
+			d.Errorf("tool-outputs directory %s: %v; a background job needs its capture", path, herr)
+			return nil, herr
+		}
 		d.Warnf("tool-outputs directory %s: %v; the command runs without a capture", path, herr)
 		return nil, nil
 	}
@@ -405,13 +411,15 @@ func (r *run) publish() {
 			r.d.Warnf("cannot remove capture %s: %v", c.Path(), err)
 		}
 	}
-	if f := r.cfg.ReceiptFile; f != "" {
+	// A job handed back leaves --receipt-file to the caller's later
+	// commands (its launcher wrote the running receipt there).
+	if f := r.cfg.ReceiptFile; f != "" && (r.job == nil || r.job.attached) {
 		if err := writeReceiptFile(f, o.Receipt(), r.guard.stall); err != nil {
 			r.d.Warnf("cannot write --receipt-file %s: %v", f, err)
 			o.OwnFailures = append(o.OwnFailures, err)
 		}
 	}
-	if r.job != nil && !r.job.attached && o.Kept {
+	if r.job != nil && o.Kept {
 		var err error
 		if herr := r.guard.do("writing the preview", func() { err = c.WritePreview(r.job.text.text) }, nil); herr != nil {
 			err = herr
