@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -409,7 +410,7 @@ func TestEnvDocumented(t *testing.T) {
 	}
 	sameSet(t, "variable", "capwrap help flags", code, envTokens(help("flags")))
 	sameSet(t, "variable", "capwrap help env", code, envTokens(help("env")))
-	sameSet(t, "variable", "README.md", code, envTokens(readDoc(t, "README.md")))
+	sameSet(t, "variable", "README.md", append(code, runner.EnvNested), envTokens(readDoc(t, "README.md")))
 	for _, f := range codeFlags() {
 		if noVariable(f) {
 			continue

@@ -261,6 +261,12 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		cfg.Job = job
 	case o.background || o.backgroundAfter > 0:
 		return runner.Launch(cfg, args, o.background, o.backgroundAfter)
+	case os.Getenv(runner.EnvNested) != "" && !o.preview:
+		// Under a capwrap already (a script or shell it runs): that one
+		// captures; this one passes its command through, under its own
+		// --timeout, signals and watchdog (SPEC §1: not captured twice).
+		// --preview still asks for a capture of its own.
+		cfg.PassThrough = true
 	case isCapwrap(rest[0]):
 		// A nested capwrap (SPEC §1): a verb runs here directly, neither
 		// captured nor cut; a run captures its command itself, under this

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/capwrap/capwrap/internal/runner"
 )
 
 // TestMain registers capwrap and the test helpers as commands that
@@ -63,6 +65,10 @@ func TestMain(m *testing.M) {
 type cleanupM struct{ m *testing.M }
 
 func (c cleanupM) Run() int {
+	// The suite may itself run under capwrap (capwrap -- make test): its
+	// capwraps must not take themselves for nested ones. (Here, not in
+	// TestMain, which also runs for every command testscript starts.)
+	os.Unsetenv(runner.EnvNested)
 	code := c.m.Run()
 	if termBin != "" {
 		os.RemoveAll(filepath.Dir(termBin))

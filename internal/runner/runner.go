@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -57,13 +58,33 @@ func passThrough(cfg Config) *Outcome {
 	}
 	terminal := isatty.IsTerminal(cfg.Stdin.Fd())
 	o := &Outcome{Launched: time.Now()}
-	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
+	// The environment as it is: the inner capwrap of `capwrap -- capwrap --
+	// CMD` is the one that captures, and an inner one under EnvNested
+	// finds it set already.
+	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Env: cfg.Environ, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
 		KillAfter: cfg.KillAfter, DrainTimeout: cfg.DrainTimeout, Terminal: terminal,
 		Foreground: terminal && wrap.InForeground(int(cfg.Stdin.Fd()))})
 	if err := o.Process.StartErr; err != nil {
 		cfg.Diag.Errorf("%s", startErrorText(cfg.Argv[0], o.Process))
 	}
 	return o
+}
+
+// EnvNested is set, to "1", in the environment of every command capwrap
+// runs: a capwrap started somewhere below (a script, `bash -c "capwrap --
+// make"`) knows its output is captured already and passes its command
+// through instead of capturing it a second time (SPEC §1).
+const EnvNested = "CAPWRAP_NESTED"
+
+// nestedEnv is environ with EnvNested set.
+func nestedEnv(environ []string) []string {
+	env := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, EnvNested+"=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, EnvNested+"=1")
 }
 
 // closeOutputIfHung closes capwrap's stdout and stderr, once everything is
@@ -234,6 +255,7 @@ func (r *run) spawn() {
 	r.out.Process = wrap.Run(wrap.Config{
 		Watchdog:     wd,
 		Args:         cfg.Argv,
+		Env:          nestedEnv(cfg.Environ),
 		Stdout:       r.sinks[0],
 		Stderr:       r.sinks[1],
 		Timeout:      cfg.Timeout,
