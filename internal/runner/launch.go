@@ -88,8 +88,32 @@ func Launch(cfg Config, args []string, detach bool, after time.Duration) (int, s
 			case "released":
 				return handedBack(cfg, chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), started, after)
 			case "exit":
-				return exitLine(rest)
+				// The supervisor may still print (a hint after its
+				// run): its end of the link closes when it has.
+				status, sig := exitLine(rest)
+				waitEOF(lines, linger)
+				return status, sig
 			}
+		}
+	}
+}
+
+// linger bounds how long a launcher waits, once told the job's status, for
+// the supervisor to finish printing and close the link.
+const linger = 2 * time.Second
+
+// waitEOF drains lines until it is closed or d has passed.
+func waitEOF(lines <-chan string, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case _, ok := <-lines:
+			if !ok {
+				return
+			}
+		case <-t.C:
+			return
 		}
 	}
 }
