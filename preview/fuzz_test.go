@@ -123,12 +123,22 @@ func FuzzRender(f *testing.F) {
 				t.Errorf("printed %d chars > ceiling %d", c, d.MaxChars)
 			}
 		}
-		// The stream cut second is cut only once the first shows nothing.
+		// The stream cut second is cut only once the first shows nothing;
+		// on failure stderr is first cut back to its own budget (of what
+		// it shows in stdout's).
 		first, second, secondFree := &secO, &secE, &freeE
 		if !failed {
 			first, second, secondFree = &secE, &secO, &freeO
 		}
-		if !reflect.DeepEqual(*second, *secondFree) && first.shownBytes() > 0 {
+		if failed {
+			own := l.ke.plan(d.StderrChars, math.MaxInt)
+			if secE.shownBytes() < own.shownBytes() && secO.shownBytes() > 0 {
+				t.Errorf("stderr cut below its own budget (%d < %d bytes) while stdout shows %d bytes", secE.shownBytes(), own.shownBytes(), secO.shownBytes())
+			}
+			if !reflect.DeepEqual(secO, freeO) && secO.shownBytes() > 0 && secE.shownChars() > d.StderrChars && secE.shownBytes() > own.shownBytes() {
+				t.Errorf("stdout cut while stderr shows %d chars of stdout's budget", secE.shownChars()-d.StderrChars)
+			}
+		} else if !reflect.DeepEqual(*second, *secondFree) && first.shownBytes() > 0 {
 			t.Errorf("the stream cut second is cut while the first shows %d bytes", first.shownBytes())
 		}
 		// Without ceilings, the budgets alone decide.

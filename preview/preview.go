@@ -193,7 +193,7 @@ type Info struct {
 //     fits in one read (Options.ReadLimit); a longer one "reads them 64 KiB
 //     at a time" (in offset mode the command is then --offset N alone: an
 //     explicit --limit M would print all M bytes at once), and, when it
-//     holds a line end, "`… --grep REGEX` finds lines in them" (in offset
+//     holds a line end, "add `--grep REGEX` to it to find lines in them" (in offset
 //     mode "from there": the search runs on to the end of the stream). The
 //     marker names the capture only through the command, once;
 //   - for binary output, one line "… capwrap: binary output, N bytes of
@@ -208,9 +208,9 @@ type Info struct {
 // Options.MaxChars characters. Headers, markers, binary summaries, the
 // line ends Render adds and the notes are printed whole; when they and the
 // text the budgets allow would go over a ceiling, the text shown of the
-// streams is cut, with the same head and tail rules: on failure stdout's
-// first, on success stderr's first, the other only once the first shows
-// nothing. Room is reserved by the exact size of what is printed besides
+// streams is cut, with the same head and tail rules: on failure first the
+// share of stdout's budget that stderr took, then stdout's text, on success
+// stderr's first; the other only once the first shows nothing. Room is reserved by the exact size of what is printed besides
 // the streams' text, not by an estimate. Only when the headers, markers,
 // summaries and notes alone are over a ceiling is the text longer: it then
 // shows nothing of the streams but those lines.
@@ -328,6 +328,16 @@ func planCeil(ko, ke *kept, opt Options, so, se section, ec, mb, mc int) (sectio
 	}
 	oc := opt.StdoutChars
 	if opt.Failed {
+		if se.shownChars() > opt.StderrChars {
+			// First the share of stdout's budget that stderr took goes
+			// back: a failure's small stdout is not cut to make room
+			// for the part of stderr it left.
+			own := ke.plan(opt.StderrChars, math.MaxInt)
+			se = ke.plan(max(opt.StderrChars, min(ec, mc-so.shownChars())), max(own.shownBytes(), mb-so.shownBytes()))
+			if !over() {
+				return so, se
+			}
+		}
 		so = ko.plan(min(oc, mc-se.shownChars()), max(0, mb-se.shownBytes()))
 		if over() {
 			se = ke.plan(min(ec, mc-so.shownChars()), mb-so.shownBytes())
@@ -393,7 +403,7 @@ func appendSection(dst []byte, s *section, st *Stream, readLimit int64) []byte {
 // (readLimit bytes):
 //
 //	… capwrap: 4,210 bytes (97 lines) of stdout omitted; `capwrap read ID --lines 121:217` prints them …
-//	… capwrap: 871,904 bytes (19,731 lines) of stdout omitted; `capwrap read ID --lines 121:19851` reads them 64 KiB at a time, `… --grep REGEX` finds lines in them …
+//	… capwrap: 871,904 bytes (19,731 lines) of stdout omitted; `capwrap read ID --lines 121:19851` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …
 //	… capwrap: 9,000 bytes (within one line) of stdout omitted; `capwrap read ID --offset 2000 --limit 9000` prints them …
 //	… capwrap: 2,089,152 bytes (within one line) of stdout omitted; `capwrap read ID --offset 2000` reads them 64 KiB at a time …
 //
@@ -459,7 +469,7 @@ func appendMarker(dst []byte, s *section, st *Stream, readLimit int64) []byte {
 	dst = appendSize(dst, readLimit)
 	dst = append(dst, " at a time"...)
 	if s.omLines > 0 {
-		dst = append(dst, ", `… --grep REGEX` finds lines "...)
+		dst = append(dst, "; add `--grep REGEX` to it to find lines "...)
 		dst = append(dst, in...)
 	}
 	return append(dst, " …\n"...)

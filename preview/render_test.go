@@ -44,8 +44,8 @@ func abbrev(s string) string {
 }
 
 var (
-	linesRE  = regexp.MustCompile("`[^`]* --lines (\\d+):(\\d+)` (?:prints them …|reads them 64 KiB at a time, `… --grep REGEX` finds lines in them …)\n$")
-	offsetRE = regexp.MustCompile("^… capwrap: ([0-9,]+) bytes .*`[^`]* --offset (\\d+)(?: --limit (\\d+)` prints them …|`( reads them 64 KiB at a time)(?:, `… --grep REGEX` finds lines from there)? …)\n$")
+	linesRE  = regexp.MustCompile("`[^`]* --lines (\\d+):(\\d+)` (?:prints them …|reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …)\n$")
+	offsetRE = regexp.MustCompile("^… capwrap: ([0-9,]+) bytes .*`[^`]* --offset (\\d+)(?: --limit (\\d+)` prints them …|`( reads them 64 KiB at a time)(?:; add `--grep REGEX` to it to find lines from there)? …)\n$")
 )
 
 func atoi(t *testing.T, s string) int {
@@ -145,7 +145,7 @@ func TestRenderLargeLineCut(t *testing.T) {
 	if c := utf8.RuneCountInString(head + tail); c > 8000 || c < 7000 {
 		t.Errorf("head+tail have %d chars", c)
 	}
-	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; `capwrap read ID --lines %d:%d` reads them 64 KiB at a time, `… --grep REGEX` finds lines in them …\n",
+	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; `capwrap read ID --lines %d:%d` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …\n",
 		appendCount(nil, int64(len(omitted)), "byte", "bytes"), appendCount(nil, int64(b-a+1), "line", "lines"), a, b)
 	if marker != wantMarker {
 		t.Errorf("marker = %q\nwant %q", marker, wantMarker)
@@ -425,6 +425,16 @@ func TestRenderMaxChars(t *testing.T) {
 	if c := utf8.RuneCount(text); c > 1000 || o.State != StateComplete || e.State != StateTruncated || !strings.HasPrefix(string(text), "--- stdout (3 bytes) ---\nok\n") {
 		t.Errorf("%d chars, %+v %+v: %q", c, o, e, abbrev(string(text)))
 	}
+	// A failure's small stdout is not cut for the ceiling: the part of
+	// stderr shown in the budget stdout left goes first.
+	small := strings.Repeat("x", 70) + "\n"
+	for i := 0; i < 3; i++ {
+		small += small
+	}
+	text, o, e = Render(Stream{Keeper: keeperOf(8000, small)}, Stream{Keeper: keeperOf(10000, errIn), ReadCmd: "r"}, Options{Failed: true, MaxChars: 9600, MaxBytes: -1})
+	if c := utf8.RuneCount(text); c > 9600 || c < 9400 || o.State != StateComplete || e.State != StateTruncated || !strings.HasPrefix(string(text), "--- stdout (568 bytes) ---\n"+small) {
+		t.Errorf("failure, small stdout: %d chars, %+v %+v: %q", c, o, e, abbrev(string(text)))
+	}
 	// No ceiling: zero and negative.
 	for _, mc := range []int{0, -1} {
 		t1, _, _ := Render(so, se, Options{MaxChars: mc, Failed: true})
@@ -603,7 +613,7 @@ func TestRenderMarkerFileShort(t *testing.T) {
 		want      []string
 		notWant   string
 	}{
-		{"file ends inside the omission", 110000, []string{" omitted; the capture holds only the stream's first 110,000 bytes: `capwrap read ID --lines 182:` reads the part it holds 64 KiB at a time, `… --grep REGEX` finds lines in it …"}, ""},
+		{"file ends inside the omission", 110000, []string{" omitted; the capture holds only the stream's first 110,000 bytes: `capwrap read ID --lines 182:` reads the part it holds 64 KiB at a time; add `--grep REGEX` to it to find lines in it …"}, ""},
 		{"file ends inside the omission, within one read", 50000, []string{" omitted; the capture holds only the stream's first 50,000 bytes: `capwrap read ID --lines 182:` prints the part it holds …"}, ""},
 		{"file ends before the omission", 1000, []string{" omitted; the capture holds only the stream's first 1,000 bytes: they are not in it …"}, "capwrap read"},
 		{"file ends after the omission", int64(len(data)) - 10, []string{" omitted; `capwrap read ID --lines 182:19455` reads them"}, "holds only"},
@@ -658,19 +668,19 @@ func TestRenderMarkerReadLimit(t *testing.T) {
 		want      string
 	}{
 		{"lines, many reads", lines, 0,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 64 KiB at a time, `… --grep REGEX` finds lines in them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …"},
 		{"lines, exactly one read", lines, linesOmitted,
 			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
 		{"lines, one byte more than a read", lines, linesOmitted - 1,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 212,013 bytes at a time, `… --grep REGEX` finds lines in them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 212,013 bytes at a time; add `--grep REGEX` to it to find lines in them …"},
 		{"lines, reads of 1 MiB", lines, 1 << 20,
 			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
 		{"lines, reads of 100 KiB", lines, 100 << 10,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 100 KiB at a time, `… --grep REGEX` finds lines in them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 100 KiB at a time; add `--grep REGEX` to it to find lines in them …"},
 		{"lines, no read limit", lines, -1,
 			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
 		{"offset, many reads", long, 0,
-			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000` reads them 64 KiB at a time, `… --grep REGEX` finds lines from there …"},
+			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines from there …"},
 		{"offset, one read", long, longOmitted,
 			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000 --limit 142000` prints them …"},
 		{"within one line, many reads", one, 0,
