@@ -15,7 +15,7 @@ usage:
   capwrap [flags] -- COMMAND [ARG...]
   capwrap [flags] -c 'SHELL COMMAND LINE' [ARG0 [ARG...]]
   capwrap --background | --background-after DURATION [flags] -- COMMAND [ARG...]
-  capwrap list [--json] [--running] | show ID | read ID [flags] | prune [flags]
+  capwrap list [--json] [--running] [--limit N] | show ID | read ID [flags] | prune [flags]
   capwrap wait [--timeout D] ID... | stop [--signal SIG] [--kill-after D] ID...
   capwrap help [FLAG-or-VERB]
 

@@ -261,24 +261,21 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		cfg.Job = job
 	case o.background || o.backgroundAfter > 0:
 		return runner.Launch(cfg, args, o.background, o.backgroundAfter)
-	case os.Getenv(runner.EnvNested) != "" && !o.preview:
-		// Under a capwrap already (a script or shell it runs): that one
-		// captures; this one passes its command through, under its own
-		// --timeout, signals and watchdog (SPEC §1: not captured twice).
-		// --preview still asks for a capture of its own.
+	case runner.UnderCapwrap(os.Getenv, stdout) && !(o.preview && !o.fromEnv["preview"]):
+		// Under a capwrap already, on the output it captures (a script or
+		// shell it runs): that one captures; this one passes its command
+		// through, under its own --timeout, signals and watchdog (SPEC §1:
+		// not captured twice). --preview given here still asks for a
+		// capture of its own.
 		cfg.PassThrough = true
 	case isCapwrap(rest[0]):
-		// A nested capwrap (SPEC §1): a verb runs here directly, neither
-		// captured nor cut; a run captures its command itself, under this
-		// capwrap's --timeout, signals and watchdog.
-		if selectsVerb(rest[1:]) {
-			return run(rest[1:], stdin, stdout, stderr)
-		}
-		cfg.PassThrough = true
+		// A capwrap asked to run capwrap (SPEC §1): the inner one captures
+		// or runs its verb, with this one's flags (nested).
+		o.nested(&cfg)
 	}
 	out := runner.Run(cfg)
 	if out.Process.NotFound && o.shell == "" {
-		if h := shellSyntaxHint(rest); h != "" {
+		if h := shellSyntaxHint(rest, os.Getenv); h != "" {
 			d.Hintf("%s", h)
 		} else if v, ok := verbNearMiss(cfg.Argv[0]); ok && fs.ArgsLenAtDash() != 0 {
 			// Not found, and not written after "--": perhaps a verb
@@ -329,18 +326,27 @@ func (o *options) config(argv []string) (runner.Config, error) {
 			return cfg, fmt.Errorf("invalid %s %q: %v", o.source(w.flag), w.v, err)
 		}
 	}
-	n := 0
-	for _, m := range []struct {
+	// One mode: a flag beats the other modes' variables (CAPWRAP_QUIET=1
+	// capwrap --tee is --tee); two flags, or two variables, contradict.
+	modes := []struct {
+		flag string
 		on   bool
 		mode runner.Mode
-	}{{o.tee, runner.ModeTee}, {o.preview, runner.ModePreview}, {o.quiet, runner.ModeQuiet}} {
-		if m.on {
-			n++
-			cfg.Mode = m.mode
+	}{{"tee", o.tee, runner.ModeTee}, {"preview", o.preview, runner.ModePreview}, {"quiet", o.quiet, runner.ModeQuiet}}
+	for _, fromEnv := range []bool{false, true} {
+		n := 0
+		for _, m := range modes {
+			if m.on && o.fromEnv[m.flag] == fromEnv {
+				n++
+				cfg.Mode = m.mode
+			}
 		}
-	}
-	if n > 1 {
-		return cfg, errors.New("--tee, --preview and --quiet exclude each other")
+		if n > 1 {
+			return cfg, errors.New("--tee, --preview and --quiet exclude each other")
+		}
+		if n == 1 {
+			break
+		}
 	}
 	if o.background && o.backgroundAfter > 0 {
 		// A flag beats the other flag's variable (a shell with

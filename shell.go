@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/capwrap/capwrap/internal/runner"
 )
 
 // posixShells are the shells -c runs STRING with when $SHELL is one of them.
@@ -40,34 +45,60 @@ var shellWords = map[string]bool{
 // assignment is a shell variable assignment word, VAR=value.
 var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
+// bashOnly are the shellWords that /bin/sh (a POSIX sh such as dash) does
+// not know: for them the hint names bash -c rather than -c when -c would
+// run /bin/sh.
+var bashOnly = map[string]bool{
+	"source": true, "declare": true, "typeset": true, "let": true, "shopt": true, "pushd": true,
+	"popd": true, "dirs": true, "function": true, "select": true, "[[": true, "]]": true,
+	"history": true, "builtin": true, "setopt": true, "unsetopt": true,
+}
+
 // shellSyntaxHint explains a command that was not found because its name
-// is shell syntax (a builtin, a keyword, an assignment), and names -c; ""
-// when it is not.
-func shellSyntaxHint(argv []string) string {
+// is shell syntax (a builtin, a keyword, an assignment), and names the
+// command to run it with (-c, or bash -c for bash's own words when -c
+// would run /bin/sh); "" when it is not shell syntax. getenv reads SHELL.
+func shellSyntaxHint(argv []string, getenv func(string) string) string {
 	name := argv[0]
 	var what string
 	switch {
 	case shellWords[name]:
 		what = fmt.Sprintf("%s is shell syntax (a builtin or keyword), not a program", name)
 	case assignment.MatchString(name):
-		what = fmt.Sprintf("%s is a shell assignment, not a program", shellQuoteWord(name))
+		what = fmt.Sprintf("%s is a shell assignment, not a program", shellQuoteSyntax(name))
 	default:
 		return ""
 	}
-	line := strings.Join(quoteAll(argv), " ")
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		words[i] = shellQuoteSyntax(w)
+	}
+	line := strings.Join(words, " ")
 	if len(line) > 60 {
 		line = line[:57] + "..."
 	}
-	return fmt.Sprintf("%s: run shell syntax with capwrap -c %s", what, shellQuoteWord(line))
+	run := "capwrap -c"
+	if bashOnly[name] && shellArgv("", getenv)[0] == "/bin/sh" {
+		run = "capwrap -- bash -c"
+	}
+	return fmt.Sprintf("%s: run shell syntax with %s %s", what, run, shellQuoteWord(line))
 }
 
-// quoteAll shell-quotes each word.
-func quoteAll(words []string) []string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = shellQuoteWord(w)
+// shellQuoteSyntax quotes a word of a command line meant for a shell: a
+// keyword or builtin stays bare (quoted, [[ or ! would be no keyword), an
+// assignment keeps NAME= bare and quotes its value, anything else is
+// shellQuoteWord.
+func shellQuoteSyntax(w string) string {
+	if shellWords[w] {
+		return w
 	}
-	return q
+	if loc := assignment.FindStringIndex(w); loc != nil {
+		if w[loc[1]:] == "" {
+			return w
+		}
+		return w[:loc[1]] + shellQuoteWord(w[loc[1]:])
+	}
+	return shellQuoteWord(w)
 }
 
 // shellQuoteWord quotes s for a POSIX shell when it needs it.
@@ -90,14 +121,48 @@ func isCapwrap(name string) bool {
 	return err == nil && filepath.Base(path) == "capwrap"
 }
 
-// selectsVerb reports whether capwrap's arguments args select a verb (SPEC
-// §1): its flags, then a verb before any "--".
-func selectsVerb(args []string) bool {
-	var o options
-	fs := newFlagSet(&o)
-	if err := fs.Parse(args); err != nil || o.shell != "" {
-		return false
+// nested makes cfg, the run of a capwrap that this capwrap was asked to run
+// (`capwrap --timeout 10m -- capwrap -- make`), a pass-through (SPEC §1:
+// one capture, the inner one's). What was set on this capwrap's command
+// line reaches the inner one: a flag as its CAPWRAP_* variable, so that the
+// inner one's own flags still beat it (SPEC §4), and a repeatable
+// --redact-* flag ahead of its own arguments, where it adds to them. This
+// capwrap's --timeout and --kill-after then only back the inner one up:
+// each is lengthened by --kill-after and --drain-timeout and 5 seconds, so
+// that the inner one ends its command and prints its receipt first.
+func (o *options) nested(cfg *runner.Config) {
+	cfg.PassThrough = true
+	var env, flags []string
+	o.flags.Visit(func(f *pflag.Flag) {
+		switch {
+		case o.fromEnv[f.Name] || noVariable(f.Name) || f.Name == "background" || f.Name == "background-after":
+		case f.Value.Type() == "stringArray":
+			for _, v := range f.Value.(pflag.SliceValue).GetSlice() {
+				flags = append(flags, "--"+f.Name+"="+v)
+			}
+		default:
+			env = append(env, envName(f.Name)+"="+f.Value.String())
+		}
+	})
+	for _, kv := range env {
+		cfg.Environ = setEnv(cfg.Environ, kv)
 	}
-	rest := fs.Args()
-	return len(rest) > 0 && fs.ArgsLenAtDash() != 0 && isVerb(rest[0])
+	cfg.Argv = append(append([]string{cfg.Argv[0]}, flags...), cfg.Argv[1:]...)
+	margin := cfg.KillAfter + cfg.DrainTimeout + 5*time.Second
+	if cfg.Timeout > 0 {
+		cfg.Timeout += margin
+	}
+	cfg.KillAfter = margin
+}
+
+// setEnv is environ with kv ("NAME=value") in place of any NAME= entry.
+func setEnv(environ []string, kv string) []string {
+	prefix := kv[:strings.IndexByte(kv, '=')+1]
+	out := make([]string, 0, len(environ)+1)
+	for _, e := range environ {
+		if !strings.HasPrefix(e, prefix) {
+			out = append(out, e)
+		}
+	}
+	return append(out, kv)
 }

@@ -364,10 +364,19 @@ func (d *Dir) Fallback() bool { return d.fallback }
 // ./tool-outputs, a relative --dir, or the fallback all depend on where
 // capwrap ran).
 func (d *Dir) ReadArg(getenv func(string) string) string {
-	if env := getenv(EnvDir); filepath.IsAbs(env) && filepath.Clean(env) == d.abs && !d.fallback {
+	if d.fallback {
+		return d.abs
+	}
+	return ReadArgFor(d.abs, getenv)
+}
+
+// ReadArgFor is [Dir.ReadArg] of the tool-outputs directory at the
+// absolute path abs (a receipt's abs_dir's parent), when it is not open.
+func ReadArgFor(abs string, getenv func(string) string) string {
+	if env := getenv(EnvDir); filepath.IsAbs(env) && filepath.Clean(env) == abs {
 		return ""
 	}
-	return d.abs
+	return abs
 }
 
 // Root returns the os.Root through which every file of the directory is

@@ -13,6 +13,7 @@ package wrap
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -160,6 +161,11 @@ type Config struct {
 	// OnStart, when set, is called once the child runs, with its PID,
 	// before any of its output is read.
 	OnStart func(pid int)
+	// StdoutMark, when set, names an environment variable the child gets,
+	// set to the identity (device:inode) of the pipe or pty that is its
+	// stdout: a program below can tell whether its own stdout is still
+	// that one (a nested capwrap, SPEC §1). Unused with Inherit.
+	StdoutMark string
 	// Inherit gives the child capwrap's own stdout and stderr instead of
 	// pipes (Stdout, Stderr and PTY unused, nothing to drain): for a
 	// nested capwrap, which captures its command itself (SPEC §1), while
@@ -334,6 +340,12 @@ func (c *child) start() error {
 		}
 		streams = ss[:]
 		cmd.Stdout, cmd.Stderr = ss[0].w, ss[1].w
+		if c.cfg.StdoutMark != "" {
+			if cmd.Env == nil {
+				cmd.Env = os.Environ()
+			}
+			cmd.Env = append(withoutVar(cmd.Env, c.cfg.StdoutMark), c.cfg.StdoutMark+"="+FileID(ss[0].w))
+		}
 	}
 
 	// Signals are caught before the spawn so none is lost in between;
@@ -949,4 +961,30 @@ func openStreams(cfg Config) ([2]*stream, error) {
 		ss[i] = &stream{r: r, w: w, dst: dsts[i], pty: pty}
 	}
 	return ss, nil
+}
+
+// FileID is the identity of an open file as "device:inode", "" when it
+// cannot be had: two descriptors with the same FileID are the same pipe,
+// pty or file.
+func FileID(f *os.File) string {
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+}
+
+// withoutVar is env without NAME= entries.
+func withoutVar(env []string, name string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

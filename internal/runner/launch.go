@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -165,7 +166,14 @@ func launched(cfg Config, rc *store.Receipt) (int, syscall.Signal) {
 	if rc.Process.PID != nil {
 		pid = *rc.Process.PID
 	}
-	cfg.Diag.Hintf("job %s runs in the background (pid %d): capwrap wait %s, capwrap read %s --follow, capwrap stop %s", id, pid, id, id, id)
+	dir := ""
+	if rc.AbsDir != nil {
+		if arg := store.ReadArgFor(filepath.Dir(*rc.AbsDir), cfg.Getenv); arg != "" {
+			dir = " --dir " + preview.ShellQuote(arg)
+		}
+	}
+	cfg.Diag.Hintf("job %s runs in the background (pid %d): capwrap%s wait %s, capwrap%s read %s --follow, capwrap%s stop %s",
+		id, pid, dir, id, dir, id, dir, id)
 	footer, _ := rc.Footer(false)
 	cfg.Stdout.Write(footer)
 	return 0, 0
@@ -182,7 +190,7 @@ func handedBack(cfg Config, mode Mode, rc *store.Receipt, after time.Duration) (
 		cfg.Diag.Errorf("the job has no capture to hand back")
 		return ExitUsage, 0
 	}
-	v := View{DirArg: cfg.Dir, StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
+	v := View{StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
 		PreviewBytes: cfg.PreviewBytes, Mode: mode, Stdout: cfg.Stdout, Stderr: cfg.Stderr, Diag: cfg.Diag,
 		Stall: cfg.Limits.StallTimeout}
 	e := store.Entry{ID: *rc.ID, Receipt: rc}
@@ -192,6 +200,7 @@ func handedBack(cfg Config, mode Mode, rc *store.Receipt, after time.Duration) (
 		if v.Dir, err = store.OpenExisting(filepath.Dir(*rc.Dir)); err != nil {
 			return
 		}
+		v.DirArg = v.Dir.ReadArg(cfg.Getenv)
 		if e, err = v.Dir.Entry(*rc.ID); err == nil && !e.Final && mode == ModePreview {
 			text, err = v.previewSoFar(e)
 		}
@@ -207,7 +216,9 @@ func handedBack(cfg Config, mode Mode, rc *store.Receipt, after time.Duration) (
 		return v.final(e)
 	default:
 		defer v.Dir.Close()
-		v.DirArg = v.Dir.ReadArg(cfg.Getenv)
+	}
+	if v.Dir == nil && rc.AbsDir != nil {
+		v.DirArg = store.ReadArgFor(filepath.Dir(*rc.AbsDir), cfg.Getenv)
 	}
 	if f := cfg.ReceiptFile; f != "" {
 		if err := writeReceiptFile(f, e.Receipt, newGuard(v.Stall).stall); err != nil {

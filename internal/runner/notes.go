@@ -11,7 +11,9 @@ import (
 
 // notes are the human lines of the preview (SPEC §5): one for each way the
 // run ended early or the capture lost bytes, with what to do about it.
-func notes(o *Outcome, cfg Config) []string {
+// dirArg is the --dir a later capwrap command needs ("" for none, see
+// store.Dir.ReadArg).
+func notes(o *Outcome, cfg Config, dirArg string) []string {
 	var n []string
 	p := o.Process
 	if p.TimedOut {
@@ -32,7 +34,7 @@ func notes(o *Outcome, cfg Config) []string {
 	case store.ReasonCaptureLimit:
 		n = append(n, fmt.Sprintf("capwrap: the capture stopped at --max-capture-bytes %s: what came after is not in its files", preview.HumanBytes(cfg.Limits.MaxCaptureBytes)))
 	case store.ReasonDirectoryQuota:
-		n = append(n, fmt.Sprintf("capwrap: the tool-outputs directory is full (--dir-quota %s): what came after is not kept; `capwrap prune --older-than 7d` frees space", preview.HumanBytes(cfg.Limits.DirQuota)))
+		n = append(n, fmt.Sprintf("capwrap: the tool-outputs directory is full (--dir-quota %s): what came after is not kept; `%s --older-than 7d` frees space", preview.HumanBytes(cfg.Limits.DirQuota), verbCommand(dirArg, "prune")))
 	case store.ReasonWriteError:
 		why := "an error"
 		if cs.Error != nil {
@@ -47,4 +49,14 @@ func notes(o *Outcome, cfg Config) []string {
 		n = append(n, fmt.Sprintf("capwrap: the disk under the tool-outputs directory made no progress for %v (--stall-timeout): what came after is not kept", stall.Round(time.Millisecond)))
 	}
 	return n
+}
+
+// verbCommand is the command line of capwrap's verb in the tool-outputs
+// directory named by dirArg ("" for the one it finds by itself):
+// "capwrap --dir /src/tool-outputs prune".
+func verbCommand(dirArg, verb string) string {
+	if dirArg == "" {
+		return "capwrap " + verb
+	}
+	return "capwrap --dir " + preview.ShellQuote(dirArg) + " " + verb
 }

@@ -75,12 +75,16 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 		return
 	}
 	committed := [2]int64{o.Store.Stdout.Committed, o.Store.Stderr.Committed}
+	dirArg := p.cfg.Dir
+	if c != nil {
+		dirArg = c.Dir().ReadArg(p.cfg.Getenv)
+	}
 	var infos [2]preview.Info
 	p.text, infos[0], infos[1] = preview.Render(
 		p.stream(c, store.Stdout, keepers[0], committed[0]),
 		p.stream(c, store.Stderr, keepers[1], committed[1]),
 		preview.Options{StdoutChars: budget(p.cfg.StdoutChars), StderrChars: budget(p.cfg.StderrChars),
-			MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg),
+			MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg, dirArg),
 			MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, maxPrinted) - footerBound(o, c)})
 	o.Previews = [2]*preview.Info{&infos[0], &infos[1]}
 }
@@ -114,11 +118,7 @@ func footerBound(o *Outcome, c *store.Capture) int {
 func (p *footerPresenter) stream(c *store.Capture, name string, k *preview.Keeper, committed int64) preview.Stream {
 	st := preview.Stream{Keeper: k, Name: name}
 	if c != nil {
-		cmd := "capwrap"
-		if dir := c.Dir().ReadArg(p.cfg.Getenv); dir != "" {
-			cmd += " --dir " + preview.ShellQuote(dir)
-		}
-		cmd += " read " + c.ID()
+		cmd := verbCommand(c.Dir().ReadArg(p.cfg.Getenv), "read") + " " + c.ID()
 		if name == store.Stderr {
 			cmd += " --stream stderr"
 		}

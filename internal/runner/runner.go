@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -70,21 +69,21 @@ func passThrough(cfg Config) *Outcome {
 	return o
 }
 
-// EnvNested is set, to "1", in the environment of every command capwrap
-// runs: a capwrap started somewhere below (a script, `bash -c "capwrap --
-// make"`) knows its output is captured already and passes its command
-// through instead of capturing it a second time (SPEC §1).
+// EnvNested is set in the environment of every command capwrap runs to
+// the identity of the pipe (or pty) that is the command's stdout (see
+// wrap.Config.StdoutMark). A capwrap started somewhere below whose own
+// stdout is still that pipe (a script or shell capwrap runs: `bash -c
+// "capwrap -- make"`) knows its output is captured already and passes its
+// command through instead of capturing it a second time (SPEC §1); one
+// whose stdout is another (a program that captures it: a tmux, an agent's
+// subprocess) captures as usual.
 const EnvNested = "CAPWRAP_NESTED"
 
-// nestedEnv is environ with EnvNested set.
-func nestedEnv(environ []string) []string {
-	env := make([]string, 0, len(environ)+1)
-	for _, kv := range environ {
-		if !strings.HasPrefix(kv, EnvNested+"=") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, EnvNested+"=1")
+// UnderCapwrap reports whether stdout is the pipe an enclosing capwrap
+// captures, by EnvNested (read with getenv).
+func UnderCapwrap(getenv func(string) string, stdout *os.File) bool {
+	id := getenv(EnvNested)
+	return id != "" && id == wrap.FileID(stdout)
 }
 
 // closeOutputIfHung closes capwrap's stdout and stderr, once everything is
@@ -255,7 +254,8 @@ func (r *run) spawn() {
 	r.out.Process = wrap.Run(wrap.Config{
 		Watchdog:     wd,
 		Args:         cfg.Argv,
-		Env:          nestedEnv(cfg.Environ),
+		Env:          cfg.Environ,
+		StdoutMark:   EnvNested,
 		Stdout:       r.sinks[0],
 		Stderr:       r.sinks[1],
 		Timeout:      cfg.Timeout,
