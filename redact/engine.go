@@ -53,6 +53,21 @@ type detector interface {
 	eval(w, pre []byte, kw int, final bool, sink spanSink) (pending bool, from int)
 }
 
+// backer is a detector that looks further back than two bytes: eval's pre
+// then holds up to back() bytes before the keyword (fewer at the stream's
+// start).
+type backer interface {
+	back() int
+}
+
+// lookBack returns how many bytes before its keyword d's pre holds.
+func lookBack(d detector) int {
+	if b, ok := d.(backer); ok {
+		return max(b.back(), 2)
+	}
+	return 2
+}
+
 // spanSink receives the spans a detector decides on.
 type spanSink interface {
 	add(s, e int, kind int32, ext extender)
@@ -132,11 +147,12 @@ type matcher struct {
 	markers [][]byte // by kind; a smaller kind wins a tie at the same start
 	lineDet detector // if set, also opened at stream offset 0 with kw 0
 	hold    int      // most bytes ever held back, see holdback
-	hist    int      // bytes kept before the scan position for verification
+	hist    int      // bytes kept before the scan position for verification and look-back
+	back    int      // the longest look-back of a detector (see backer)
 }
 
 func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
-	m := &matcher{kws: kws, markers: markers, lineDet: lineDet}
+	m := &matcher{kws: kws, markers: markers, lineDet: lineDet, back: 2}
 	texts := make([][]byte, len(kws))
 	exact := make([]bool, len(kws))
 	for i, k := range kws {
@@ -149,6 +165,7 @@ func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
 			if w := k.det.window(len(k.text)); w > m.hold {
 				m.hold = w
 			}
+			m.back = max(m.back, lookBack(k.det))
 		}
 	}
 	if lineDet != nil {
@@ -157,7 +174,7 @@ func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
 		}
 	}
 	m.ac = newAutomaton(texts, exact)
-	m.hist = m.ac.maxLen + 2
+	m.hist = m.ac.maxLen + m.back
 	return m
 }
 
@@ -312,7 +329,7 @@ func (s *stream) settle() {
 			continue
 		}
 		c.seen = end
-		lo := max(c.start-2, 0)
+		lo := max(c.start-int64(lookBack(det)), 0)
 		s.curStart = c.start
 		pending, from := det.eval(s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
 		if pending {
@@ -362,7 +379,7 @@ func (s *stream) settle() {
 	// Compact: keep what candidates, verification and release still need.
 	keep := min(s.rel, s.pos-int64(s.m.hist))
 	for _, c := range s.cands {
-		keep = min(keep, c.start-2)
+		keep = min(keep, c.start-int64(s.m.back))
 	}
 	// Only when the dead prefix is at least as long as what stays, so that
 	// one-byte writes do not copy the whole window each time (amortized O(1)

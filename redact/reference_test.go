@@ -17,7 +17,7 @@ func reference(m *matcher, in []byte) ([]byte, int64) {
 		end := min(len(in), start+d.window(kw))
 		sink.base = start
 		sink.in = in
-		pending, _ := d.eval(in[start:end], in[max(0, start-2):start], kw, true, &sink)
+		pending, _ := d.eval(in[start:end], in[max(0, start-lookBack(d)):start], kw, true, &sink)
 		if pending {
 			panic("detector pending on a final window")
 		}
