@@ -37,6 +37,7 @@ type assignDet struct {
 	whole    bool     // nothing may follow the keyword in the name (pass, sig)
 	valueSet *byteSet // if set, the value must be exactly valueLen bytes of this set
 	valueLen int
+	notAfter map[string]bool // words that, just before the keyword, make the key no credential's (nextToken)
 }
 
 const (
@@ -232,7 +233,7 @@ var nonSecretWords = map[string]bool{
 	"ref": true, "reference": true, "version": true, "algorithm": true, "alg": true, "reset": true,
 	"scope": true, "scopes": true, "audience": true, "issuer": true, "location": true, "source": true,
 	"provider": true, "manager": true, "service": true, "store": true, "sock": true, "socket": true,
-	"changed": true, "updated": true, "created": true, "last": true, "at": true, "env": true, "var": true,
+	"changed": true, "updated": true, "created": true, "time": true, "date": true, "timestamp": true, "last": true, "at": true, "env": true, "var": true,
 	"method": true, "methods": true, "class": true, "prefix": true, "suffix": true, "id_": true,
 }
 
@@ -248,6 +249,8 @@ var nonSecretPrefix = map[string]bool{
 	"cur": true, "prev": true, "peek": true, "lookahead": true, "max": true, "num": true, "total": true,
 	"prompt": true, "completion": true, "lexer": true, "parser": true, "syntax": true, "bad": true,
 	"unexpected": true, "expected": true, "invalid": true, "new": true, "cached": true,
+	"client": true, "starting": true, "registration": true, "update": true, "purchase": true, "unit": true,
+	"lifecycle": true, "continue": true, "resumption": true,
 }
 
 // lastWord returns the last word of a name, lower-cased: its last camelCase
@@ -316,7 +319,7 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 		ns--
 	}
 	head := pre[ns:]
-	if ns >= 2 && string(pre[ns-2:ns]) == "::" || nonSecretPrefix[lastWord(head)] && !d.lenient {
+	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && d.notAfter[lastWord(head)] {
 		return false, 0 // a scope (AWS::SecretsManager::Secret), a token that is not a credential (nextToken, pad_token)
 	}
 	i := kw

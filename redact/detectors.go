@@ -250,6 +250,9 @@ type urlPassDet struct{ kind int32 }
 const (
 	urlUserMax = 128
 	urlPassMax = 256
+	// urlUserTokenMin is the shortest user part of a URL masked as a token
+	// when it has no password; it must look random too (see literalSecret).
+	urlUserTokenMin = 16
 )
 
 func (d *urlPassDet) window(kw int) int { return kw + urlUserMax + 1 + urlPassMax + 1 }
@@ -264,6 +267,14 @@ func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 	}
 	if i == len(w) {
 		return wait(final, i)
+	}
+	if w[i] == '@' && i > kw {
+		// No password: the user part may be a token itself
+		// (https://TOKEN@git.example.com/repo.git).
+		if u := w[kw:i]; len(u) >= urlUserTokenMin && literalSecret(u, false, false, false, urlUserTokenMin, nil) {
+			sink.add(kw, i, d.kind, extender{})
+		}
+		return false, 0
 	}
 	if w[i] != ':' {
 		return false, 0
