@@ -257,6 +257,7 @@ var nonSecretPrefix = map[string]bool{
 // part, or what follows its last _ - or . ("token_url" → "url",
 // "passwordMinLength" → "length", "TOKEN_URL" → "url").
 func lastWord(name []byte) string {
+	name = bytes.TrimRight(name, "_-.")
 	e := len(name)
 	for e > 0 && isDigit(name[e-1]) {
 		e--
@@ -319,6 +320,15 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 		ns--
 	}
 	head := pre[ns:]
+	// A command-line flag: the name starts with dashes after a blank (or
+	// the start): --password, --db-password, -srcstorepass.
+	dashes := 0
+	for dashes < len(head) && head[dashes] == '-' {
+		dashes++
+	}
+	if dashes > 0 && ns > 0 && !setBlank[pre[ns-1]] && pre[ns-1] != '"' && pre[ns-1] != '\'' {
+		dashes = 0
+	}
 	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && d.notAfter[lastWord(head)] {
 		return false, 0 // a scope (AWS::SecretsManager::Secret), a token that is not a credential (nextToken, pad_token)
 	}
@@ -392,9 +402,9 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	}
 	if n == 0 {
 		switch {
-		case (string(pre) == "--" || p == '-') && kq.n == 0 && blankBefore:
+		case dashes > 0 && kq.n == 0 && blankBefore:
 			// A command-line flag: --password VALUE, -storepass VALUE.
-			c.strong = string(pre) == "--"
+			c.strong = true
 			return d.value(w, i, c, final, sink)
 		case w[i] == '\n' || w[i] == '\r' || kq.n > 0 && (w[i] == ',' || w[i] == '}' || blankBefore):
 			// A key named as a value: "name": "DB_PASSWORD", "value": "...".
@@ -409,8 +419,7 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	}
 	afterBlank := k > i
 	i = k
-	c.strong = sep == '=' && !blankBefore && !afterBlank && kq.n == 0 && (envStyle || p == '?' || p == '&' || p == ';') ||
-		string(pre) == "--"
+	c.strong = sep == '=' && !blankBefore && !afterBlank && kq.n == 0 && (envStyle || p == '?' || p == '&' || p == ';' || dashes > 0)
 	c.prose = sep == ':' && afterBlank
 	switch w[i] {
 	case '\n', '\r', '|', '>':

@@ -276,7 +276,9 @@ type cookieDet struct{ kind int32 }
 
 const cookieMax = 2048
 
-func (d *cookieDet) window(kw int) int { return kw + lexMax + assignBlankMax + 2 + lexMax + cookieMax + 1 }
+func (d *cookieDet) window(kw int) int {
+	return kw + lexMax + assignBlankMax + 2 + lexMax + cookieMax + 1
+}
 
 var cookieAttrs = map[string]bool{
 	"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true, "secure": true,

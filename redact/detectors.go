@@ -266,7 +266,7 @@ func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, i)
+		return wait(final, kw) // the user may be a token
 	}
 	if w[i] == '@' && i > kw {
 		// No password: the user part may be a token itself

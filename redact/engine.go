@@ -211,6 +211,7 @@ type stream struct {
 	curStart int64 // start of the candidate under evaluation, for add
 	replaced int64
 	seen     seenSecrets // the bytes of replaced secrets, bounded
+	rep      repeats     // remembered values and their later occurrences (repeat.go)
 	eof      bool
 	err      error
 }
@@ -286,6 +287,8 @@ func (s *stream) add(a, b int, kind int32, ext extender) {
 	sp := span{s: s.curStart + int64(a), e: s.curStart + int64(b), kind: kind, ext: ext}
 	if sp.ext.mode != extNone {
 		sp.ext.limit = sp.e + int64(sp.ext.max)
+	} else {
+		s.learn(sp)
 	}
 	s.addSpan(sp)
 }
@@ -371,13 +374,17 @@ func (s *stream) settle() {
 	for _, c := range s.cands {
 		f = min(f, c.from)
 	}
+	// Remembered values: those whose spans end before f are final; their
+	// later occurrences, and a possible one cut by the end of the buffer,
+	// bound what may be released.
+	f = min(f, s.repeatsSettle(f))
 	if s.eof {
 		f = math.MaxInt64
 	}
 	s.release(f)
 
 	// Compact: keep what candidates, verification and release still need.
-	keep := min(s.rel, s.pos-int64(s.m.hist))
+	keep := min(s.rel, s.pos-int64(s.m.hist), s.rep.scan)
 	for _, c := range s.cands {
 		keep = min(keep, c.start-int64(s.m.back))
 	}

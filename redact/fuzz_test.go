@@ -47,6 +47,10 @@ func fuzzSeeds(f *testing.F) {
 			f.Add([]byte(m), []byte{2})
 		}
 	}
+	for _, c := range classCases() {
+		f.Add([]byte(c.in), []byte{1, 3, 0})
+		f.Add([]byte(c.in), []byte{255, 0})
+	}
 	f.Add([]byte("xabcdx aab temp4now111dd temp4now1 Zq9-xK2_mP4wR7tY"), []byte{0})
 	f.Add([]byte("Password: hunter2\nticket-1234 INTERNAL-x\n"), []byte{5, 1})
 	f.Add(benchLog(4096, 10), []byte{200, 13, 255})
