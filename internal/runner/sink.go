@@ -195,6 +195,7 @@ func startPolicy(r Redaction, environ []string) (func() (*redact.Policy, error),
 		p, perr = redact.NewPolicy(redact.Options{
 			Environ:  environ,
 			EnvNames: r.EnvNames,
+			AllowEnv: r.AllowEnv,
 			Values:   values,
 			Patterns: r.Patterns,
 		})
