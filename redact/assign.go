@@ -257,7 +257,14 @@ var nonSecretPrefix = map[string]bool{
 // part, or what follows its last _ - or . ("token_url" → "url",
 // "passwordMinLength" → "length", "TOKEN_URL" → "url").
 func lastWord(name []byte) string {
-	name = bytes.TrimRight(name, "_-.")
+	return string(bytes.ToLower(lastWordSpan(name)))
+}
+
+// lastWordSpan is lastWord's bytes, in their case.
+func lastWordSpan(name []byte) []byte {
+	for len(name) > 0 && (name[len(name)-1] == '_' || name[len(name)-1] == '-' || name[len(name)-1] == '.') {
+		name = name[:len(name)-1]
+	}
 	e := len(name)
 	for e > 0 && isDigit(name[e-1]) {
 		e--
@@ -276,7 +283,21 @@ func lastWord(name []byte) string {
 			s--
 		}
 	}
-	return string(bytes.ToLower(name[s:e]))
+	return name[s:e]
+}
+
+// lastWordIn reports whether the last word of name (see lastWord) is in m,
+// without allocating.
+func lastWordIn(m map[string]bool, name []byte) bool {
+	w := lastWordSpan(name)
+	var buf [24]byte
+	if len(w) > len(buf) {
+		return false
+	}
+	for k, c := range w {
+		buf[k] = lower(c)
+	}
+	return m[string(buf[:len(w)])]
 }
 
 // extension reports whether the rest of a name after its keyword ends in
@@ -329,7 +350,7 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if dashes > 0 && ns > 0 && !setBlank[pre[ns-1]] && pre[ns-1] != '"' && pre[ns-1] != '\'' {
 		dashes = 0
 	}
-	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && d.notAfter[lastWord(head)] {
+	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && lastWordIn(d.notAfter, head) {
 		return false, 0 // a scope (AWS::SecretsManager::Secret), a token that is not a credential (nextToken, pad_token)
 	}
 	i := kw
@@ -370,11 +391,10 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 		return wait(final, j)
 	}
 	name := w[:j]
-	if j > kw && (nonSecretWords[lastWord(name)] || extension(w[kw:j])) {
+	if j > kw && (lastWordIn(nonSecretWords, name) || extension(w[kw:j])) {
 		return false, 0 // token_url, PASSWORD_MIN_LENGTH, secretName, pwd.py
 	}
-	hasLower := func(r rune) bool { return 'a' <= r && r <= 'z' }
-	envStyle := bytes.IndexFunc(head, hasLower) < 0 && bytes.IndexFunc(name, hasLower) < 0
+	envStyle := !hasLower(head) && !hasLower(name)
 	if p == ':' && w[j] == ':' {
 		return false, 0 // a field of an ARN or URN: arn:aws:secretsmanager:*:*:secret:name
 	}
@@ -406,7 +426,7 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 			// A command-line flag: --password VALUE, -storepass VALUE.
 			c.strong = true
 			return d.value(w, i, c, final, sink)
-		case w[i] == '\n' || w[i] == '\r' || kq.n > 0 && (w[i] == ',' || w[i] == '}' || blankBefore):
+		case namedValue(pre[:ns]):
 			// A key named as a value: "name": "DB_PASSWORD", "value": "...".
 			return d.lookValue(w, i, c, final, sink)
 		}
@@ -439,6 +459,40 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	return d.value(w, i, c, final, sink)
 }
 
+func hasLower(b []byte) bool {
+	for _, c := range b {
+		if isLower(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// namedValue reports whether pre, the bytes before a key's name, end with
+// the key of a field that names a variable or parameter (name: , "name":
+// ", Name=, key=", ParameterKey=): the value comes in a "value" field next.
+func namedValue(pre []byte) bool {
+	i := len(pre)
+	for i > 0 && (pre[i-1] == '"' || pre[i-1] == '\'' || pre[i-1] == '\\') {
+		i--
+	}
+	for i > 0 && setBlank[pre[i-1]] {
+		i--
+	}
+	if i == 0 || pre[i-1] != ':' && pre[i-1] != '=' {
+		return false
+	}
+	i--
+	for i > 0 && (pre[i-1] == '"' || pre[i-1] == '\'' || pre[i-1] == '\\' || setBlank[pre[i-1]]) {
+		i--
+	}
+	switch lastWord(pre[:i]) {
+	case "name", "key":
+		return true
+	}
+	return false
+}
+
 // gluedWord returns the length of a word of gluedWords at w[i] (any case)
 // that is not followed by another lower-case letter.
 func gluedWord(w []byte, i int) (int, lex) {
@@ -457,6 +511,17 @@ func gluedWord(w []byte, i int) (int, lex) {
 		}
 	}
 	return 0, lexYes
+}
+
+// lastByteKw runs a detector whose keywords end with one byte that is not
+// part of the key word itself ("pass=" for "pass"): the detector sees the
+// keyword without it.
+type lastByteKw struct{ d *assignDet }
+
+func (l *lastByteKw) window(kw int) int { return l.d.window(kw - 1) }
+func (l *lastByteKw) back() int         { return l.d.back() }
+func (l *lastByteKw) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	return l.d.eval(w, pre, kw-1, final, sink)
 }
 
 // valueCtx is what the key and separator tell about the value.

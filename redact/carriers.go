@@ -35,7 +35,6 @@ var cliCommands = []cliCommand{
 	{names: []string{"sshpass"}, flags: []cliFlag{{name: "-p", glued: true, spaced: true}}},
 	{names: []string{"redis-cli", "valkey-cli"}, flags: []cliFlag{{name: "-a", glued: true, spaced: true}}},
 	{names: []string{"docker", "podman", "helm", "buildah", "skopeo", "oras", "nerdctl"}, verb: "login", flags: []cliFlag{{name: "-p", glued: true, spaced: true}}},
-	{names: []string{"az"}, verb: "login", flags: []cliFlag{{name: "-p", spaced: true}}},
 	{names: []string{"mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"}, flags: []cliFlag{{name: "-p", spaced: true}}},
 	{names: []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd"}, flags: []cliFlag{{name: "-w", glued: true, spaced: true}}},
 	{names: []string{"openssl"}, flags: []cliFlag{

@@ -108,7 +108,13 @@ var catalogue = []catalogueEntry{
 		det: func(k func(string) int32) detector { return &cookieDet{kind: k("cookie")} }},
 	{kind: "password", keywords: []string{"password", "passwd", "passphrase", "storepass", "keypass"}, det: assign("password", 1, true, false, false)},
 	{kind: "password", keywords: []string{"pwd"}, det: assign("password", 1, true, true, false)},
-	{kind: "password", keywords: []string{"pass"}, det: assign("password", 1, true, true, true)},
+	// "pass" as a whole key only: its keywords carry the byte after it, so
+	// that PASSED, passes and compass (every line of a test log) are no
+	// candidates at all.
+	{kind: "password", keywords: []string{"pass=", "pass:", "pass\"", "pass'", "pass ", "pass\t", "pass\\", "pass>", "pass%", "pass&"},
+		det: func(k func(string) int32) detector {
+			return &lastByteKw{&assignDet{kind: k("password"), minLen: 1, lenient: true, word: true, whole: true}}
+		}},
 	{kind: "secret", keywords: []string{"secret"}, det: assign("secret", 8, false, false, false)},
 	{kind: "token", keywords: []string{"token"}, det: func(k func(string) int32) detector {
 		return &assignDet{kind: k("token"), minLen: 8, notAfter: nonSecretPrefix}

@@ -101,7 +101,7 @@ func catalogueCases() []catCase {
 	hex := func(n int) string { return strings.Repeat("0123456789abcdef", n/16+1)[:n] }
 	jwt := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkZha2UifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAfakefakefakefakefakefakefakefakefakefakefake\nZmFrZWtleWZha2VrZXlmYWtla2V5\n-----END RSA PRIVATE KEY-----"
-	return []catCase{
+	return append([]catCase{
 		{"aws-access-key-id", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n", "AKIAIOSFODNN7EXAMPLE",
 			[]string{"id AKIAIOSFODNN7EXAMP end", "AKIAIOSFODNN7EXAMPLE0 longer", "XAKIAIOSFODNN7EXAMPLE", "akiaiosfodnn7example"}},
 		{"aws-access-key-id", "key=ASIAY34FZKBOKMUTVV7A;", "ASIAY34FZKBOKMUTVV7A", nil},
@@ -175,7 +175,7 @@ func catalogueCases() []catCase {
 			[]string{"machine learning password reset flow", "machine host.example.com login log password pass"}},
 		{"netrc-password", "machine api.example.com\n  login bot\n  password Kd9vW2qLz7RxPn4t\n", "Kd9vW2qLz7RxPn4t", nil},
 		{"signature", "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sig=Xq9zLr2Vw7Tk5Mb3Hy6Pd1%2BQc8%3D&se=2030", "Xq9zLr2Vw7Tk5Mb3Hy6Pd1%2BQc8%3D", []string{"signature = sign(payload)", "sig: sha256"}},
-	}
+	}, shapeCatalogueCases()...)
 }
 
 func TestCatalogue(t *testing.T) {
