@@ -212,6 +212,8 @@ type stream struct {
 	replaced int64
 	seen     seenSecrets // the bytes of replaced secrets, bounded
 	rep      repeats     // remembered values and their later occurrences (repeat.go)
+	record   bool        // keep runs: the merged spans written as markers
+	runs     []span      // if record: each marker's input bytes [s, e) and kind
 	eof      bool
 	err      error
 }
@@ -435,6 +437,9 @@ func (s *stream) release(f int64) {
 				return
 			}
 			s.inRun = false
+			if s.record {
+				s.runs[len(s.runs)-1].e = s.runEnd
+			}
 			continue
 		}
 		next := int64(math.MaxInt64)
@@ -449,6 +454,9 @@ func (s *stream) release(f int64) {
 			return
 		}
 		s.out(s.m.markers[s.spans[0].kind])
+		if s.record {
+			s.runs = append(s.runs, span{s: next, e: next, kind: s.spans[0].kind})
+		}
 		s.replaced++
 		s.seen.next()
 		s.inRun = true

@@ -408,31 +408,69 @@ func (p *Policy) String(s string) string {
 
 // Label sanitizes a command's argv for the receipt's command label (SPEC
 // §6: the label carries the same sanitized bytes as the files) and returns
-// a new slice. Each argument is sanitized alone, and also as the value of
-// the one before it, joined by "=" and by a space, so that
-// "--password hunter22" is masked like "--password=hunter22" and
-// "Bearer TOKEN" in two arguments like one. Then every run of SeenFragment
-// or more bytes shared with one of seen (the secrets the output revealed,
-// see Writer.Seen) is masked too: a command may print a credential in
-// pieces. A nil Policy (redaction off) returns argv's strings unchanged.
+// a new slice. Each argument is sanitized alone, as the value of the one
+// before it (joined by "=", so that "--password hunter22" is masked like
+// "--password=hunter22"), and within the whole command line (the arguments
+// joined by spaces), so that a command's password options are known for
+// what they are (mysql -pVALUE, curl -u user:VALUE, sshpass -p VALUE) and
+// "Bearer TOKEN" in two arguments is masked like one. Every byte of an
+// argument that one of these masks is masked, each run of them written as
+// the marker of the first. Then every run of SeenFragment or more bytes
+// shared with one of seen (the secrets the output revealed, see
+// Writer.Seen) is masked too: a command may print a credential in pieces. A
+// nil Policy (redaction off) returns argv's strings unchanged.
 func (p *Policy) Label(argv []string, seen [][]byte) []string {
 	label := make([]string, len(argv))
 	if p == nil {
 		copy(label, argv)
 		return label
 	}
+	// Where each argument sits in the command line.
+	line := strings.Join(argv, " ")
+	lineRuns := p.runs(line)
+	at := 0
 	for i, a := range argv {
-		label[i] = p.String(a)
-		if i > 0 {
-			for _, sep := range []string{"=", " "} {
-				prefix := argv[i-1] + sep
-				if s := p.String(prefix + a); strings.HasPrefix(s, prefix) && s[len(prefix):] != a {
-					label[i] = s[len(prefix):]
-					break
+		cover := make([]int32, len(a)) // kind+1 of the run that masks each byte, 0: none
+		mark := func(runs []span, off int) {
+			for _, r := range runs {
+				for k := max(int(r.s)-off, 0); k < min(int(r.e)-off, len(a)); k++ {
+					if cover[k] == 0 {
+						cover[k] = r.kind + 1
+					}
 				}
 			}
 		}
-		label[i] = MaskSeen(label[i], seen)
+		mark(lineRuns, at) // first: the most context names the kind
+		mark(p.runs(a), 0)
+		if i > 0 {
+			prefix := argv[i-1] + "="
+			mark(p.runs(prefix+a), len(prefix))
+		}
+		at += len(a) + 1
+		var b strings.Builder
+		for k := 0; k < len(a); {
+			if cover[k] == 0 {
+				b.WriteByte(a[k])
+				k++
+				continue
+			}
+			b.Write(p.m.markers[cover[k]-1])
+			for k < len(a) && cover[k] != 0 {
+				k++
+			}
+		}
+		label[i] = MaskSeen(b.String(), seen)
 	}
 	return label
+}
+
+// runs returns the input bytes of s that a Writer replaces by markers (each
+// merged run, with the kind its marker names).
+func (p *Policy) runs(s string) []span {
+	var st stream
+	st.init(p.m, io.Discard)
+	st.record = true
+	st.write([]byte(s))
+	st.close()
+	return st.runs
 }
