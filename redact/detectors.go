@@ -56,8 +56,6 @@ var (
 	setControl = newSet("\x00-\x1f\x7f")
 	// setName continues a key name: "password_hash", "api-key.v2".
 	setName = newSet("A-Za-z0-9_.-")
-	// setValue holds the bytes of an unquoted assigned value.
-	setValue = newSet(" ,;\"'`)]}>&|<").union(setControl).not()
 	// setAuthValue holds the bytes of an Authorization header value.
 	setAuthValue = newSet(" ,;\"'").union(setControl).not()
 	// setBearer holds the bytes of an RFC 6750 token68.
