@@ -423,8 +423,9 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if n == 0 {
 		switch {
 		case dashes > 0 && kq.n == 0 && blankBefore:
-			// A command-line flag: --password VALUE, -storepass VALUE.
-			c.strong = true
+			// A command-line flag: --password VALUE, -storepass VALUE; in
+			// prose ("the --password option") it is followed by words.
+			c.strong, c.prose = true, true
 			return d.value(w, i, c, final, sink)
 		case namedValue(pre[:ns]):
 			// A key named as a value: "name": "DB_PASSWORD", "value": "...".
@@ -579,7 +580,7 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 		return true, vs
 	}
 	ve := i
-	if c.prose && i < len(w) && setBlank[w[i]] {
+	if c.prose && i < len(w) && setBlank[w[i]] && letters(w[vs:i]) {
 		j := skip(w, i, setBlank, 8)
 		if j == len(w) && !final {
 			return true, vs
@@ -866,7 +867,7 @@ func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte
 		case prose(v):
 			return false
 		case lenient:
-			return len(v) >= 3 && (s.digit > 0 || s.other > 0 || rnd)
+			return len(v) >= 3 && (s.digit > 0 || symbol(v) || rnd)
 		}
 		return len(v) >= minLen && !s.allDigits() && rnd
 	}
@@ -882,9 +883,30 @@ func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte
 		if s.allDigits() {
 			return len(v) >= 6
 		}
-		return len(v) >= 3 && (s.digit > 0 || s.other > 0) || rnd
+		return len(v) >= 3 && (s.digit > 0 || symbol(v)) || rnd
 	}
 	return len(v) >= minLen && !s.allDigits() && rnd
+}
+
+// letters reports whether v is letters only (a word).
+func letters(v []byte) bool {
+	for _, c := range v {
+		if !setLetter[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// symbol reports whether v holds a byte that is neither a letter, a digit
+// nor a separator of words (- _ . and blanks): P@ss, hunter!.
+func symbol(v []byte) bool {
+	for _, c := range v {
+		if !setAlnum[c] && c != '-' && c != '_' && c != '.' && c != ' ' && c != '\t' {
+			return true
+		}
+	}
+	return false
 }
 
 // shape counts the classes of a value's bytes and its runs: maximal pieces
@@ -894,11 +916,48 @@ func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte
 // is a run of its own.
 type shape struct {
 	lower, upper, digit, other, seps, runs int
+	badRuns, badLetters                    int // letter runs that are no word (see unwordy)
 }
 
 func shapeOf(v []byte) shape {
+	s := shapeRuns(v)
+	// Letter runs, split as camelCase words.
+	for i := 0; i < len(v); {
+		if !setLetter[v[i]] {
+			i++
+			continue
+		}
+		j := i + 1
+		if isUpper(v[i]) {
+			for j < len(v) && isUpper(v[j]) {
+				j++
+			}
+			if j < len(v) && isLower(v[j]) && j-i > 1 {
+				j-- // TLSConfig: the C begins the next word
+			}
+		}
+		for j < len(v) && isLower(v[j]) {
+			j++
+		}
+		vowel := false
+		for _, c := range v[i:j] {
+			switch lower(c) {
+			case 'a', 'e', 'i', 'o', 'u', 'y':
+				vowel = true
+			}
+		}
+		if j-i <= 2 || !vowel {
+			s.badRuns++
+			s.badLetters += j - i
+		}
+		i = j
+	}
+	return s
+}
+
+func shapeRuns(v []byte) shape {
 	var s shape
-	prev := 0 // 1 lower, 2 upper, 3 digit, 0 none
+	prev, upRun := 0, 0 // prev: 1 lower, 2 upper, 3 digit, 0 none; upRun: upper letters in a row
 	for _, c := range v {
 		cl := 0
 		switch {
@@ -921,8 +980,19 @@ func shapeOf(v []byte) shape {
 			prev = 0
 			continue
 		}
-		if cl != prev && !(cl == 1 && prev == 2) {
+		if cl == 2 {
+			upRun++
+		} else if cl != 1 {
+			upRun = 0
+		}
+		switch {
+		case cl == 1 && prev == 2 && upRun > 1:
+			s.runs++ // "TLSConfig": TLS, Config; "ZVYx": ZV, Yx
+		case cl != prev && !(cl == 1 && prev == 2):
 			s.runs++
+		}
+		if cl == 1 {
+			upRun = 0
 		}
 		prev = cl
 	}
@@ -951,7 +1021,16 @@ func (s shape) random() bool {
 	if classes < 2 {
 		return false
 	}
-	return 3*s.runs >= n || s.digit >= 4 && s.lower+s.upper >= 4 && n >= 12
+	return 3*s.runs >= n || s.digit >= 4 && s.lower+s.upper >= 4 && n >= 12 || n >= 16 && s.unwordy()
+}
+
+// unwordy reports whether the letters of a value read as no words: at
+// least 3 of its letter runs (split as camelCase: "TLSConfig" is TLS,
+// Config) are of one or two letters or have no vowel, and they hold a
+// third of its letters or more (fxrttWsjFMKvXmafech: fxrtt, Wsj, FM, Kv;
+// getTokenFromHeaderValue: none).
+func (s shape) unwordy() bool {
+	return s.badRuns >= 3 && 3*s.badLetters >= s.lower+s.upper
 }
 
 func containsFold(v, kw []byte) bool {

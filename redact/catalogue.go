@@ -126,7 +126,7 @@ var catalogue = []catalogueEntry{
 		"private_key", "private-key", "privatekey", "encryption_key", "encryption-key", "encryptionkey",
 		"signing_key", "signing-key", "signingkey", "master_key", "master-key", "masterkey",
 		"access_key", "access-key", "accesskey", "account_key", "accountkey", "shared_key", "sharedkey",
-		"client-key-data", "client_key_data", "dockerconfigjson", "dockercfg",
+		"client_key", "client-key", "clientkey", "client-key-data", "client_key_data", "dockerconfigjson", "dockercfg",
 	}, det: assign("key", 8, false, false, false)},
 	{kind: "session", keywords: []string{"session", "sessid"}, det: assign("session", 16, false, true, false)},
 	{kind: "signature", keywords: []string{"sig", "signature"}, det: assign("signature", 16, false, true, false)},

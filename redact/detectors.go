@@ -62,7 +62,7 @@ var (
 	setBearer = newSet("A-Za-z0-9._~+/=-")
 	// setURLUser and setURLPass hold the bytes of a URL's userinfo parts.
 	setURLUser = newSet(" /@:?#").union(setControl).not()
-	setURLPass = newSet(" /@?#").union(setControl).not()
+	setURLPass = newSet(" /@?").union(setControl).not() // "#" too: unescaped, it is part of a password more often than a fragment before an "@"
 	setPEMName = newSet("A-Z0-9 ")
 	// setLine holds every byte but the newline.
 	setLine = newSet("\n").not()

@@ -25,8 +25,8 @@ import (
 // the streams, which nothing can fix).
 //
 // Bounds: at most MemoryValues values of MinRepeat to MaxRepeat bytes each
-// (so at most 64 KiB of values), first come first kept; an all-digit value
-// is not remembered.
+// (so at most 64 KiB of values), first come first kept; only values that
+// look random or hold a symbol are remembered (see learnable).
 
 const (
 	// MinRepeat is the shortest value, in bytes, that is remembered: a
@@ -113,17 +113,16 @@ type repeats struct {
 	masks   []uint32
 }
 
-// learnable reports whether a span's value is worth remembering.
+// learnable reports whether a span's value is worth remembering: MinRepeat
+// to MaxRepeat bytes that look random or hold a symbol (see shape.random,
+// symbol). A password masked by its key may be a word ("parameter",
+// "password1" in a test): masked everywhere, it would hide ordinary text.
 func learnable(v []byte) bool {
 	if len(v) < MinRepeat || len(v) > MaxRepeat {
 		return false
 	}
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return true
-		}
-	}
-	return false
+	s := shapeOf(v)
+	return !s.allDigits() && (s.random() || symbol(v))
 }
 
 // learn records the value of a span a detector decided (closed, so its
