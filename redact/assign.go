@@ -1188,3 +1188,6 @@ func placeholder(v []byte) bool {
 	}
 	return false
 }
+
+func (d *assignDet) afterKeyword() bool  { return true }
+func (l *lastByteKw) afterKeyword() bool { return true }

@@ -22,6 +22,14 @@ type automaton struct {
 	nclass int
 	delta  []int32 // state*nclass + class → next state (complete DFA)
 	depth  []int32 // length of the longest keyword prefix a state stands for
+	// What the end of the input must keep back (see holdBack): for each
+	// state, the keywords whose spans may start at the keyword and that
+	// pass through it (a partial "curl" or "token" may be released, a
+	// partial "ghp_" not), and the failure links to shorter suffixes.
+	holdKw [][]int32
+	fail   []int32
+	kws    [][]byte
+	exact  []bool
 	hasOut []bool  // the state ends at least one keyword
 	outOff []int32 // keywords ending at state s: outs[outOff[s]:outOff[s+1]]
 	outs   []int32
@@ -58,9 +66,11 @@ func caseVariants(c byte, exact bool) []byte {
 }
 
 // newAutomaton builds the machine for kws; exact[i] tells whether kws[i] is
-// case-sensitive (which only narrows the pair table). Keywords must not be
-// empty. The keyword index reported by outputs is the index in kws.
-func newAutomaton(kws [][]byte, exact []bool) *automaton {
+// case-sensitive (which only narrows the pair table), after[i] whether no
+// span found from kws[i] starts before the keyword's end (nil: none is).
+// Keywords must not be empty. The keyword index reported by outputs is the
+// index in kws.
+func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 	a := &automaton{}
 	var seen [256]bool
 	for _, k := range kws {
@@ -95,8 +105,10 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 	}
 	depth := make([]int32, 1, most)
 	outs := make([][]int32, 1, most)
+	holdKw := make([][]int32, 1, most)
 	for ki, k := range kws {
 		s := int32(0)
+		hk := after == nil || !after[ki]
 		for _, c := range k {
 			cl := int(a.class[fold(c)])
 			nx := delta[int(s)*n+cl]
@@ -107,9 +119,13 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 				}
 				depth = append(depth, depth[s]+1)
 				outs = append(outs, nil)
+				holdKw = append(holdKw, nil)
 				delta[int(s)*n+cl] = nx
 			}
 			s = nx
+			if hk {
+				holdKw[s] = append(holdKw[s], int32(ki))
+			}
 		}
 		outs[s] = append(outs[s], int32(ki))
 	}
@@ -142,6 +158,7 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 	}
 	a.delta = delta
 	a.depth = depth
+	a.holdKw, a.fail, a.kws, a.exact = holdKw, fail, kws, exact
 	a.hasOut = make([]bool, ns)
 	a.outOff = make([]int32, ns+1)
 	for s := 0; s < ns; s++ {
@@ -166,6 +183,22 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 		a.ted = newTeddy(kws, exact)
 	}
 	return a
+}
+
+// holdBack returns how many bytes at the end of b, the input up to the
+// machine's state st, may begin a keyword whose spans may start at it: the
+// longest suffix that is a prefix of one, in its exact case for an exact
+// keyword (a lower-case "o" does not begin "OTk").
+func (a *automaton) holdBack(st int32, b []byte) int {
+	for s := st; s != 0; s = a.fail[s] {
+		d := int(a.depth[s])
+		for _, k := range a.holdKw[s] {
+			if !a.exact[k] || string(b[len(b)-d:]) == string(a.kws[k][:d]) {
+				return d
+			}
+		}
+	}
+	return 0
 }
 
 // outputs returns the indexes of the keywords that end in state st.

@@ -345,3 +345,7 @@ func (d *cookieDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	}
 	return false, 0
 }
+
+func (d *cliDet) afterKeyword() bool    { return true }
+func (d *netrcDet) afterKeyword() bool  { return true }
+func (d *cookieDet) afterKeyword() bool { return true }

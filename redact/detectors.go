@@ -536,3 +536,10 @@ func (d *lineRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (b
 	}
 	return false, 0
 }
+
+// The spans of these detectors start after their keywords (see
+// afterKeyword).
+func (d *prefixDet) afterKeyword() bool  { return d.afterKw }
+func (d *authDet) afterKeyword() bool    { return true }
+func (d *bearerDet) afterKeyword() bool  { return true }
+func (d *urlPassDet) afterKeyword() bool { return true }

@@ -60,6 +60,13 @@ type backer interface {
 	back() int
 }
 
+// afterKeyword is a detector whose spans never start before its keyword's
+// end (a key's value, a command's option): the bytes of a keyword not yet
+// complete at the end of the input need not be held back for it.
+type afterKeyword interface {
+	afterKeyword() bool
+}
+
 // lookBack returns how many bytes before its keyword d's pre holds.
 func lookBack(d detector) int {
 	if b, ok := d.(backer); ok {
@@ -155,9 +162,13 @@ func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
 	m := &matcher{kws: kws, markers: markers, lineDet: lineDet, back: 2}
 	texts := make([][]byte, len(kws))
 	exact := make([]bool, len(kws))
+	after := make([]bool, len(kws))
 	for i, k := range kws {
 		texts[i] = k.text
 		exact[i] = k.exact
+		if a, ok := k.det.(afterKeyword); ok {
+			after[i] = a.afterKeyword()
+		}
 		if len(k.text) > m.hold {
 			m.hold = len(k.text)
 		}
@@ -173,7 +184,7 @@ func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
 			m.hold = w
 		}
 	}
-	m.ac = newAutomaton(texts, exact)
+	m.ac = newAutomaton(texts, exact, after)
 	m.hist = m.ac.maxLen + m.back
 	return m
 }
@@ -372,7 +383,7 @@ func (s *stream) settle() {
 	s.spans = kept2
 
 	// The frontier: no span not yet decided can start before f.
-	f := s.pos - int64(s.m.ac.depth[s.st])
+	f := s.pos - int64(s.m.ac.holdBack(s.st, s.buf))
 	for _, c := range s.cands {
 		f = min(f, c.from)
 	}
