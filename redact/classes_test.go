@@ -2,6 +2,8 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -297,5 +299,67 @@ func TestPartialKeywordRelease(t *testing.T) {
 	m = newMatcher(append(kws, keyword{text: []byte("ghp_"), exact: true, det: &prefixDet{body: setAlnum, min: 36, max: 36}}), markers, nil)
 	if held(m, "key gh") != 2 || held(m, "key ghp") != 3 || held(m, "key GH") != 0 {
 		t.Errorf("a token's start is not held as it should: %d, %d, %d", held(m, "key gh"), held(m, "key ghp"), held(m, "key GH"))
+	}
+}
+
+func TestSecretName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"GITHUB_TOKEN": true, "MYSQL_PWD": true, "DB_PASS": true, "DB_PWD": true, "SMTP_PASS": true,
+		"LDAP_BIND_PW": true, "GPG_PASSPHRASE": true, "BASIC_AUTH": true, "GITHUB_PAT": true,
+		"DOCKER_AUTH_CONFIG": true, "SENTRY_DSN": true, "SLACK_WEBHOOK_URL": true, "STRIPE_SK": true,
+		"GOOGLE_APPLICATION_CREDENTIALS": true, "MAPS_APIKEY": true, "DEPLOY_KEY": true, "db_password": true,
+		"PWD": false, "OLDPWD": false, "PATH": false, "BYPASS": false, "NODE_PATH": false, "DISK": false,
+		"GITHUB_TOKEN_URL": false, "PASSWORD_MIN_LENGTH": false, "SECRET_KEY_FILE": false, "TOKEN_ENDPOINT": false,
+		"PRIVATE_REGISTRY": true, // a name that looks secret: --redact-allow-env exempts it
+	} {
+		if got := SecretName(name); got != want {
+			t.Errorf("SecretName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestEnvForms: an environment value in the forms commands print it:
+// base64 wrapped at 64 and 76 columns (every line masked), percent-encoded
+// with lower-case hex or %20; and --redact-allow-env.
+func TestEnvForms(t *testing.T) {
+	const long = "Bz7Lq2Xw9Rt4Vk8Np3Jc6Hy1Md5Gf0Sa2Qe7Wu4Io9Pl3Kj8Nh6Bg1Vf5Cd0Xs7Za2Lm9"
+	const odd = "Kz9/Lq2+Xw7 Rt4=Vm8&Np3"
+	p := mustPolicy(t, Options{
+		Environ:  []string{"SERVICE_TOKEN=" + long, "DEPLOY_TOKEN=" + odd, "PRIVATE_REGISTRY=registry.example.com", "OTHER_SECRET=registry.example.org"},
+		AllowEnv: []string{"PRIVATE_REGISTRY"},
+	})
+	for _, v := range []string{long, long + "\n"} {
+		enc := base64.StdEncoding.EncodeToString([]byte(v))
+		for _, width := range []int{64, 76} {
+			var in strings.Builder
+			var lines []string
+			for i := 0; i < len(enc); i += width {
+				lines = append(lines, enc[i:min(i+width, len(enc))])
+				in.WriteString(enc[i:min(i+width, len(enc))] + "\n")
+			}
+			out := checkAllWays(t, p, in.String(), lines[0])
+			for _, l := range lines {
+				if strings.Contains(out, l) {
+					t.Errorf("width %d: line %q of the encoding visible in %q", width, l, out)
+				}
+			}
+		}
+	}
+	q := percent(odd, "")
+	for _, in := range []string{q, lowerHex(q), url.QueryEscape(odd), lowerHex(url.QueryEscape(odd)), percent(odd, "/")} {
+		if out := checkAllWays(t, p, "a="+in+"\n", in); strings.Contains(out, in) {
+			t.Errorf("%q visible in %q", in, out)
+		}
+	}
+	if out := checkAllWays(t, p, "push registry.example.com/app\n", ""); out != "push registry.example.com/app\n" {
+		t.Errorf("an exempted variable was masked: %q", out)
+	}
+	if out := checkAllWays(t, p, "push registry.example.org/app\n", ""); strings.Contains(out, "registry.example.org") {
+		t.Errorf("a secret-named variable was not masked: %q", out)
+	}
+	// --redact-env of an exempted name masks it all the same.
+	p = mustPolicy(t, Options{Environ: []string{"PRIVATE_REGISTRY=registry.example.com"}, AllowEnv: []string{"PRIVATE_REGISTRY"}, EnvNames: []string{"PRIVATE_REGISTRY"}})
+	if out := p.String("registry.example.com"); out != "[REDACTED:env:PRIVATE_REGISTRY]" {
+		t.Errorf("got %q", out)
 	}
 }
