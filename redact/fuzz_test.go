@@ -14,7 +14,7 @@ import (
 var fuzzPolicy = sync.OnceValue(func() *Policy {
 	p, err := NewPolicy(Options{
 		Environ: []string{"API_TOKEN=Zq9-xK2_mP4wR7tY", "SSH_PRIVATE=line-one-key\nline-two-key", "PLAIN=plain-val-123", "HOME=/root",
-			"SERVICE_TOKEN=Bz7Lq2Xw9Rt4Vk8Np3Jc6Hy1Md5Gf0Sa2Qe7Wu4Io9Pl3Kj8Nh6Bg1Vf5Cd0Xs7Za2Lm9", "DEPLOY_TOKEN=Kz9/Lq2+Xw7 Rt4=Vm8&Np3",
+			"DEPLOY_TOKEN=Kz9/Lq2+Xw7 Rt4=Vm8&Np3",
 			"PRIVATE_REGISTRY=registry.example.com"},
 		AllowEnv: []string{"PRIVATE_REGISTRY"},
 		EnvNames: []string{"PLAIN"},
