@@ -250,7 +250,7 @@ var nonSecretPrefix = map[string]bool{
 	"prompt": true, "completion": true, "lexer": true, "parser": true, "syntax": true, "bad": true,
 	"unexpected": true, "expected": true, "invalid": true, "new": true, "cached": true,
 	"client": true, "starting": true, "registration": true, "update": true, "purchase": true, "unit": true,
-	"lifecycle": true, "continue": true, "resumption": true,
+	"lifecycle": true, "continue": true, "resumption": true, "lock": true,
 }
 
 // lastWord returns the last word of a name, lower-cased: its last camelCase
@@ -425,11 +425,14 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 		case dashes > 0 && kq.n == 0 && blankBefore:
 			// A command-line flag: --password VALUE, -storepass VALUE; in
 			// prose ("the --password option") it is followed by words.
-			c.strong, c.prose = true, true
+			c.strong, c.prose, c.wordy = true, true, true
 			return d.value(w, i, c, final, sink)
 		case namedValue(pre[:ns]):
 			// A key named as a value: "name": "DB_PASSWORD", "value": "...".
 			return d.lookValue(w, i, c, final, sink)
+		case d.lenient && blankBefore && kq.n == 0 && w[i] == '\'':
+			// SQL: PASSWORD 'VALUE', IDENTIFIED BY 'VALUE'.
+			return d.value(w, i, c, final, sink)
 		}
 		return false, 0
 	}
@@ -530,6 +533,7 @@ type valueCtx struct {
 	kw     []byte // the keyword as written
 	strong bool   // a context where any literal is a value (NAME=value in an environment, --flag, a URL query, XML)
 	prose  bool   // after ": ", a bare value followed by another word is prose
+	wordy  bool   // a lower-case word is no value ("the --password option")
 }
 
 // value reads the value at w[i] (quoted or bare) and masks it if it is a
@@ -589,10 +593,22 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 			return false, 0 // passwd: all authentication tokens updated
 		}
 	}
+	if c.wordy && letters(w[vs:ve]) && !hasUpper(w[vs:ve]) {
+		c.strong = false
+	}
 	if d.secret(w[vs:ve], false, c) {
 		sink.add(vs, ve, d.kind, extender{})
 	}
 	return false, 0
+}
+
+func hasUpper(b []byte) bool {
+	for _, c := range b {
+		if isUpper(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // quoted reads a quoted value starting at w[vs], after the opening quote q,
@@ -1149,6 +1165,7 @@ var placeholderWords = []string{
 	"null", "none", "nil", "undefined", "true", "false", "redacted",
 	"hidden", "masked", "secret", "password", "(none)", "(null)", "n/a",
 	"(sensitive)", "sensitive", "(sensitive value)", "omitted", "censored", "filtered", "example",
+	"passwd", "pass", "pwd", "token", "user", "username",
 }
 
 // placeholder reports whether an assigned value is a stand-in rather than a
@@ -1166,7 +1183,7 @@ func placeholder(v []byte) bool {
 	if v[0] == '<' && v[len(v)-1] == '>' || v[0] == '{' && v[len(v)-1] == '}' || bytes.HasPrefix(v, []byte("[REDACTED")) {
 		return true
 	}
-	for _, t := range []string{"{{", "${", "#{", "[REDACTED"} {
+	for _, t := range []string{"{{", "${", "#{", "{}", "[REDACTED", "***"} {
 		if bytes.Contains(v, []byte(t)) {
 			return true
 		}

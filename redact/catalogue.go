@@ -107,6 +107,7 @@ var catalogue = []catalogueEntry{
 	{kind: "cookie", keywords: []string{"cookie"},
 		det: func(k func(string) int32) detector { return &cookieDet{kind: k("cookie")} }},
 	{kind: "password", keywords: []string{"password", "passwd", "passphrase", "storepass", "keypass"}, det: assign("password", 1, true, false, false)},
+	{kind: "password", keywords: []string{"IDENTIFIED BY", "identified by"}, exact: true, det: assign("password", 1, true, false, false)},
 	{kind: "password", keywords: []string{"pwd"}, det: assign("password", 1, true, true, false)},
 	// "pass" as a whole key only: its keywords carry the byte after it, so
 	// that PASSED, passes and compass (every line of a test log) are no

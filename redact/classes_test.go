@@ -78,6 +78,7 @@ func classCases() []classCase {
 		{"odd", "password: =Kq8Lz2Wx9RmT4vNp\npassword=~Xq9zLr2Vw7Tk5Mb3\n", []string{"Kq8Lz2Wx9RmT4vNp", "Xq9zLr2Vw7Tk5Mb3"}},
 		{"odd", "FB_ACCESS_TOKEN=123456789012345|Aq9zXr2Lw7Vt5Kp3Nm8Jc\n", []string{"Aq9zXr2Lw7Vt5Kp3Nm8Jc"}},
 		{"odd", "Server=db;Database=app;User Id=sa;Password=Gq7Lz2Xw9Rt4;\n", []string{"Gq7Lz2Xw9Rt4"}},
+		{"sql", "CREATE ROLE app WITH LOGIN PASSWORD 'Tz9Lq2Wx8Rv4';\nCREATE USER 'ci'@'%' IDENTIFIED BY 'Mq7Lz2Xw9Rt4';\n", []string{"Tz9Lq2Wx8Rv4", "Mq7Lz2Xw9Rt4"}},
 		{"odd", "DefaultEndpointsProtocol=https;AccountName=acct1;AccountKey=Qx7Lz2Wm9Rt4Vk8Np3Jc6Hy1Bd5Gf0SaQx7Lz2Wm9Rt4==;EndpointSuffix=core.windows.net\n", []string{"Qx7Lz2Wm9Rt4Vk8Np3Jc6Hy1Bd5Gf0Sa"}},
 		{"odd", "GET https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&ss=b&sig=Xq9zLr2Vw7Tk5Mb3Hy6Pd1%2BQc8%3D HTTP/1.1\n", []string{"Xq9zLr2Vw7Tk5Mb3Hy6Pd1"}},
 	}
@@ -137,6 +138,12 @@ var codeLines = []string{
 	"signature = sign(payload, key)",
 	"tokenizer: bert-base-uncased",
 	"max_tokens: 4096",
+	"  \"LockToken\":\"1eb5ec48-0000-0000-0000-ee9b906c541e\",",
+	"        auth_token_config = '//{}{}:_authToken'.format(",
+	"        password = \":****\"",
+	"        information can be provided via the --username and --password options",
+	"    help=\"Specify a proxy in the form scheme://[user:passwd@]proxy.server:port.\",",
+	"-- the password 'reset' flow",
 }
 
 func TestClasses(t *testing.T) {
