@@ -45,6 +45,7 @@ type automaton struct {
 	// together, which only lets more through). quadAll: a keyword of one
 	// or two bytes, which the check cannot judge, so it lets all through.
 	quad, short3 [1024]uint64
+	short3First  [256]bool // the first bytes (ORed with 0x20) of the three-byte keywords
 	quadAll      bool
 }
 
@@ -175,6 +176,7 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 			setBit(&a.quad, hash4(binary.LittleEndian.Uint32(k)|0x20202020))
 		case len(k) == 3:
 			setBit(&a.short3, hash4(uint32(k[0])|uint32(k[1])<<8|uint32(k[2])<<16|0x202020))
+			a.short3First[k[0]|0x20] = true
 		default:
 			a.quadAll = true
 		}
@@ -226,7 +228,7 @@ func (a *automaton) quadOK(b []byte, i int) bool {
 		return true
 	}
 	x := binary.LittleEndian.Uint32(b[i:]) | 0x20202020
-	return hasBit(&a.quad, hash4(x)) || hasBit(&a.short3, hash4(x&0xffffff))
+	return hasBit(&a.quad, hash4(x)) || a.short3First[byte(x)] && hasBit(&a.short3, hash4(x&0xffffff))
 }
 
 // hash5 hashes the five bytes t holds (little-endian) to 16 bits.
