@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -34,7 +35,7 @@ func codeFlags() []string {
 func codeEnv() []string {
 	var vars []string
 	for _, f := range codeFlags() {
-		if f != "help" && f != "version" {
+		if !noVariable(f) {
 			vars = append(vars, envName(f))
 		}
 	}
@@ -243,7 +244,7 @@ func TestManPageMatchesCode(t *testing.T) {
 		sameSet(t, "flag of "+v, "man/capwrap.1 VERBS", verbFlagsOf(t, v), m.verbs[v])
 	}
 	sameSet(t, "variable", "man/capwrap.1 ENVIRONMENT", codeEnv(), m.env)
-	sameSet(t, "variable", "man/capwrap.1 (anywhere)", codeEnv(), envTokens(src))
+	sameSet(t, "variable", "man/capwrap.1 (anywhere)", append(codeEnv(), runner.EnvNested), envTokens(src))
 	for _, s := range []string{"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "VERBS", "EXIT STATUS", "FILES", "ENVIRONMENT", "EXAMPLES", "SEE ALSO"} {
 		if !regexp.MustCompile(`(?m)^\.SH "?` + s + `"?$`).MatchString(src) {
 			t.Errorf("man/capwrap.1 has no %s section", s)
@@ -409,9 +410,9 @@ func TestEnvDocumented(t *testing.T) {
 	}
 	sameSet(t, "variable", "capwrap help flags", code, envTokens(help("flags")))
 	sameSet(t, "variable", "capwrap help env", code, envTokens(help("env")))
-	sameSet(t, "variable", "README.md", code, envTokens(readDoc(t, "README.md")))
+	sameSet(t, "variable", "README.md", append(code, runner.EnvNested), envTokens(readDoc(t, "README.md")))
 	for _, f := range codeFlags() {
-		if f == "help" || f == "version" {
+		if noVariable(f) {
 			continue
 		}
 		if !strings.Contains(help(f), "variable: "+envName(f)) {
@@ -484,5 +485,39 @@ func TestMakeInstall(t *testing.T) {
 		t.Errorf("make install made ./capwrap in the checkout")
 	case beforeErr == nil && (afterErr != nil || !after.ModTime().Equal(before.ModTime()) || after.Size() != before.Size()):
 		t.Errorf("make install replaced the checkout's ./capwrap")
+	}
+}
+
+// TestVerbGlobalsDocumented: the global flags a verb takes after its name
+// (verbGlobals), and its -h/--help, are in its help topic, the man page's
+// VERBS section, and each completion file, and bash completes them after
+// the verb.
+func TestVerbGlobalsDocumented(t *testing.T) {
+	man := readDoc(t, "man/capwrap.1")
+	verbsSection := man[strings.Index(man, ".SH VERBS"):]
+	verbsSection = strings.ReplaceAll(verbsSection[:strings.Index(verbsSection, `.SS "capwrap list"`)], `\-`, "-")
+	for _, v := range verbs {
+		if v == "help" {
+			continue
+		}
+		var b bytes.Buffer
+		printHelp(&b, v)
+		for _, f := range append([]string{"help"}, verbGlobals[v]...) {
+			if !strings.Contains(b.String(), "--"+f) {
+				t.Errorf("capwrap help %s does not name --%s", v, f)
+			}
+			if !strings.Contains(verbsSection, "--"+f) {
+				t.Errorf("man/capwrap.1 VERBS does not say that verbs take --%s", f)
+			}
+			if got := bashComplete(t, nil, "capwrap", v, "--"+f); !slices.Contains(got, "--"+f) {
+				t.Errorf("capwrap %s --%s<TAB> = %q, want --%s among them", v, f, got, f)
+			}
+		}
+	}
+	for file := range completionFiles {
+		src := readDoc(t, file)
+		if !strings.Contains(src, "verbGlobals") {
+			t.Errorf("%s does not say where its verbs' global flags come from (verbGlobals)", file)
+		}
 	}
 }

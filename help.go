@@ -13,39 +13,42 @@ bounded preview and a one-line receipt.
 
 usage:
   capwrap [flags] -- COMMAND [ARG...]
+  capwrap [flags] -c 'SHELL COMMAND LINE' [ARG0 [ARG...]]
   capwrap --background | --background-after DURATION [flags] -- COMMAND [ARG...]
-  capwrap list [--json] [--running] | show ID | read ID [flags] | prune [flags]
+  capwrap list [--json] [--running] [--limit N] | show ID | read ID [flags] | prune [flags]
   capwrap wait [--timeout D] ID... | stop [--signal SIG] [--kill-after D] ID...
   capwrap help [FLAG-or-VERB]
 
-Without a terminal (agents, CI, $(...)) capwrap prints, after the command
+With no person at a terminal (agents, CI) capwrap prints, after the command
 ends, a head and tail of stdout and stderr and a last line
-"capwrap-receipt {JSON}". On a terminal it streams the output live like tee
-and ends with a one-line summary on stderr. Either way stdout and stderr are
-kept in tool-outputs/ID/ (credentials masked) and capwrap exits with the
-command's status: its code; its signal re-raised; 124 timeout; 125 capwrap
-could not start; 126 not executable; 127 not found; 75 still running, handed
-back as a background job.
+"capwrap-receipt {JSON}" (--preview forces this: for a harness whose shell
+runs in a pty). At a terminal, also when piped (capwrap make | grep x), it
+streams the output live like tee and ends with a one-line summary on stderr.
+Either way stdout and stderr are kept in tool-outputs/ID/ (credentials
+masked) and capwrap exits with the command's status: its code; its signal
+re-raised; 124 timeout; 125 capwrap could not start; 126 not executable; 127
+not found; 75 still running, handed back as a background job.
 
 most used flags:
 %s
 examples:
   agent:     capwrap -- pytest -x                 # preview + receipt, files kept on failure
              capwrap read ID --lines -50:         # then the part it needs
+             capwrap -c 'cd web && npm test'      # shell syntax: cd, &&, pipes, VAR=x
   server:    capwrap --background -- python3 -m http.server 8000  # receipt names the ID
              capwrap read ID --follow --until 'Serving HTTP' --timeout 30s
              capwrap stop ID
   build:     capwrap --background-after 100s -- make test  # 75: running; capwrap wait ID
-  CI:        CAPWRAP_DIR=$PWD/ci-logs capwrap --keep always -- make test
+  CI:        capwrap --tee --receipt-file receipt.json -- make test
   terminal:  capwrap make -j4                     # live output, summary, files kept
 
 All flags: capwrap help flags. Verbs: capwrap help list|show|read|prune|wait|stop.
-Every flag has a variable: --dir-quota 1G is CAPWRAP_DIR_QUOTA=1G; a flag
-beats its variable. Manual: man capwrap.
+Every flag but -c has a variable: --dir-quota 1G is CAPWRAP_DIR_QUOTA=1G; a
+flag beats its variable. Manual: man capwrap.
 `
 
 // mostUsed are the flags --help shows; "capwrap help flags" shows all.
-var mostUsed = []string{"dir", "keep", "timeout", "background", "background-after", "tee", "preview", "quiet", "pty", "color", "no-redact", "redact-env", "max-capture-bytes"}
+var mostUsed = []string{"command", "dir", "keep", "timeout", "background", "background-after", "tee", "preview", "quiet", "pty", "color", "no-redact", "redact-env", "max-capture-bytes"}
 
 // metavar names the argument of each flag that takes one, in --help and
 // in the man page.
@@ -55,7 +58,7 @@ var metavar = map[string]string{
 	"stdout-chars": "N", "stderr-chars": "N", "preview-bytes": "SIZE",
 	"max-capture-bytes": "SIZE", "dir-quota": "SIZE", "queue-bytes": "SIZE",
 	"redact-env": "NAME", "redact-allow-env": "NAME", "redact-file": "FILE", "redact-pattern": "REGEX",
-	"pty": "WHEN", "color": "WHEN",
+	"pty": "WHEN", "color": "WHEN", "command": "STRING",
 }
 
 // flagSynopsis is "--timeout DURATION" (or "-h, --help").
@@ -95,7 +98,7 @@ func flagUsages(fs *pflag.FlagSet, names []string, withEnv bool) string {
 		if d := flagDefault(f); d != "" {
 			text += " (default " + d + ")"
 		}
-		if withEnv && n != "help" && n != "version" {
+		if withEnv && !noVariable(n) {
 			text += "; " + envName(n)
 		}
 		if len(line) < 26 {
@@ -147,9 +150,9 @@ func printHelp(w io.Writer, topic string) bool {
 		fmt.Fprintf(w, "capwrap [flags] -- COMMAND [ARG...]\n\nflags, each with its variable (a flag beats its variable):\n%s", flagUsages(fs, allFlags(fs), true))
 		return true
 	case "env", "environment":
-		fmt.Fprint(w, "Every flag but --help and --version has a variable; a flag beats its\nvariable, an empty variable counts as unset.\n\n")
+		fmt.Fprint(w, "Every flag but --help, --version and -c has a variable; a flag beats its\nvariable, an empty variable counts as unset.\n\n")
 		for _, n := range allFlags(fs) {
-			if n != "help" && n != "version" {
+			if !noVariable(n) {
 				fmt.Fprintf(w, "  %-28s %s\n", envName(n), flagSynopsis(fs.Lookup(n)))
 			}
 		}
@@ -158,6 +161,13 @@ func printHelp(w io.Writer, topic string) bool {
 	}
 	if text, ok := verbHelp[topic]; ok {
 		fmt.Fprint(w, text)
+		if g := verbGlobals[topic]; len(g) > 0 {
+			var syn []string
+			for _, n := range g {
+				syn = append(syn, flagSynopsis(fs.Lookup(n)))
+			}
+			fmt.Fprintln(w, wrapText("  -h, --help prints this. Global flags it also takes after its name, as before it: "+strings.Join(syn, ", ")+".", 80, 2))
+		}
 		return true
 	}
 	f := fs.Lookup(strings.TrimLeft(topic, "-"))
@@ -169,7 +179,7 @@ func printHelp(w io.Writer, topic string) bool {
 		fmt.Fprintf(w, " (default %s)", d)
 	}
 	fmt.Fprintln(w)
-	if f.Name != "version" {
+	if !noVariable(f.Name) {
 		fmt.Fprintf(w, "  variable: %s\n", envName(f.Name))
 	}
 	if more, ok := flagDetail[f.Name]; ok {
@@ -184,10 +194,31 @@ var flagDetail = map[string]string{
 When neither flag nor variable chose it and ./tool-outputs cannot be used,
 capwrap falls back to ${XDG_STATE_HOME:-$HOME/.local/state}/capwrap/tool-outputs
 with a warning. A directory that is a symlink or not a directory is refused.
+One that group or others can reach is used, with a warning once per mode
+(remembered in its .warned-mode), not before every result.
 `,
-	"keep": `auto: a capture whose preview showed every byte and whose command exited 0
-leaves nothing on disk; every other capture is kept. always: keep every
-capture. never: keep none (the receipt still reports sizes).
+	"keep": `auto: a capture whose preview showed every byte as it is and whose command
+exited 0 leaves nothing on disk; every other capture is kept, also one shown
+whole but altered for display (carriage-return frames collapsed, ANSI
+escapes removed, control bytes escaped): only its file holds the bytes as
+they were. Only preview mode discards; tee and quiet modes keep. always:
+keep every capture. never: keep none (the receipt still reports sizes).
+`,
+	"command": `For commands that need shell syntax: cd, &&, ||, pipes, redirections,
+VAR=x cmd, globs. capwrap -c 'cd web && npm test' runs
+$SHELL -c 'cd web && npm test' when $SHELL is an absolute path to sh, bash,
+zsh, dash or ksh, else /bin/sh; words after STRING become its $0, $1...
+(capwrap -c 'echo "$1"' sh hello). Without -c, a command name that only a
+shell knows (cd, source, export, if, FOO=1) is not found (127) and capwrap
+hints at -c. The cd happens in the child: it cannot change the directory of
+the shell that runs capwrap. -c has no variable on purpose: a command line
+taken from the environment would run in every capwrap that inherits it.
+`,
+	"preview": `Preview mode is the default when no person is at a terminal: stdout is not
+a terminal, and stdin and stderr are not both terminals. An agent harness
+whose shell runs in a pseudo-terminal looks like a person at the keyboard;
+it sets CAPWRAP_PREVIEW=1 to get the preview and the receipt line. With
+the default budgets everything printed is at most 10,000 characters.
 `,
 	"receipt-file": `A new name or a regular file is replaced atomically: the receipt goes to a
 temporary file with a random name in the same directory (created
@@ -227,7 +258,8 @@ stopped: SIGTERM, then SIGKILL --kill-after later. 0: never. Excludes
 `,
 	"timeout": `On expiry SIGTERM goes to the command's process group, SIGKILL after
 --kill-after, and capwrap exits 124; the receipt still records the command's
-own code or signal. Durations use Go syntax: 500ms, 10s, 2m.
+own code or signal. Durations, for every flag that takes one (the verbs'
+too): Go syntax (500ms, 10s, 2m, 1h30m) or days of 24 hours (7d, 1d12h, 2.5d).
 `,
 	"kill-after": `The grace period before SIGKILL: after a --timeout's SIGTERM, and after a
 SIGINT, SIGTERM, SIGHUP or SIGQUIT that capwrap received and passed on to
@@ -280,7 +312,8 @@ every view, as [REDACTED:kind]. --no-redact turns it off; the receipt says so.
 // verbHelp is "capwrap help VERB".
 var verbHelp = map[string]string{
 	"list": `capwrap list [--json] [--running] [--limit N]
-  The captures in the tool-outputs directory, newest first (by start time):
+  The captures in the tool-outputs directory, newest first by start time
+  (the receipt's started_at; the ID counts whole seconds only):
   ID, process state and exit, capture state (abandoned ones marked), sizes,
   age, command. --running shows only the captures whose command still runs
   (background jobs among them: how a restarted harness finds its jobs);
@@ -293,13 +326,16 @@ var verbHelp = map[string]string{
   unknown. ID may be any unique prefix.
 `,
 	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
-                [--lines A:B] [--grep REGEX [--max N]] [--interleaved]
-                [--follow [--timeout D] [--until REGEX]]
+                [--lines A:B] [--grep REGEX [--max N] [-C N] [-A N] [-B N]]
+                [--interleaved] [--follow [--timeout D] [--until REGEX]]
   Bounded reads of a capture's stream (default stdout): by byte range
   (--offset, sizes like 64K accepted), by line range (--lines A:B, 1-based,
   inclusive; negative counts from the end: -50: is the last 50 lines, A: to
   the end, :B from the start) or by regular expression (--grep, printed as
-  LINE:text, at most --max matches). Output never exceeds --limit (default
+  LINE:text, at most --max matches; as grep, -C/--context N prints N lines
+  around each match, -A/--after-context N after, -B/--before-context N
+  before, as LINE-text, with -- between groups that do not touch; 0 to
+  10,000). Output never exceeds --limit (default
   64K); a line range stops after the last whole line that fits. stderr ends
   with one line for programs:
     capwrap-read {"stream":"stdout","next_offset":N,"size":N,"final":true,
@@ -317,7 +353,8 @@ var verbHelp = map[string]string{
 `,
 	"prune": `capwrap prune --older-than DURATION | --id ID [--dry-run]
   Deletes captures: the only verb that deletes. --older-than counts from the
-  end of a capture (an abandoned one's last write); --dry-run only lists. A
+  end of a capture (an abandoned one's last write), in any duration: 12h,
+  7d, 1d12h, 2.5d; --dry-run only lists. A
   running capture is never touched. Freed bytes return to --dir-quota.
 `,
 	"wait": `capwrap wait [--timeout D] ID...

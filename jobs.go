@@ -5,11 +5,13 @@ package main
 
 import (
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
 	"github.com/capwrap/capwrap/internal/runner"
@@ -21,21 +23,12 @@ const (
 	stopUsage = "capwrap stop [--signal SIG] [--kill-after D] ID..."
 )
 
-// parseIDs parses a job verb's flags and resolves its IDs (at least one,
-// each any unique prefix); on failure it has said why.
-func parseIDs(args []string, name, usage string, o *options, d diag, fs interface {
-	Parse([]string) error
-	Args() []string
-}) (*store.Dir, []string, int) {
-	if err := fs.Parse(args); err != nil {
-		d.Errorf("%s: %s", name, flagError(err))
-		d.Hintf("usage: %s (capwrap help %s)", usage, name)
-		return nil, nil, verbUsage
-	}
-	if len(fs.Args()) == 0 {
-		d.Errorf("%s: missing capture ID", name)
-		d.Hintf("usage: %s (capwrap help %s)", usage, name)
-		return nil, nil, verbUsage
+// parseIDs parses a job verb's flags (parseVerb) and resolves its IDs (at
+// least one, each any unique prefix). A nil *store.Dir says the verb is
+// over, with the status: its help printed (0), or a failure said.
+func parseIDs(fs *pflag.FlagSet, args []string, usage string, o *options, stdout io.Writer, d diag) (*store.Dir, []string, int) {
+	if st, done := parseVerb(fs, args, -1, usage, o, stdout, d); done {
+		return nil, nil, st
 	}
 	dir, st := openCaptures(o, d)
 	if dir == nil {
@@ -55,7 +48,7 @@ func parseIDs(args []string, name, usage string, o *options, d diag, fs interfac
 
 // view is how the job verbs show a job: the global flags' budgets.
 func view(o *options, dir *store.Dir, stdout io.Writer, d diag) runner.View {
-	return runner.View{Dir: dir, DirArg: o.dir, StdoutChars: o.stdoutChars, StderrChars: o.stderrChars,
+	return runner.View{Dir: dir, DirArg: dir.ReadArg(os.Getenv), StdoutChars: o.stdoutChars, StderrChars: o.stderrChars,
 		PreviewBytes: int(o.previewBytes), Mode: runner.ModePreview, Stdout: stdout, Stderr: d.w, Diag: d,
 		Stall: o.stallTimeout}
 }
@@ -64,39 +57,49 @@ func view(o *options, dir *store.Dir, stdout io.Writer, d diag) runner.View {
 // the (last) job's status, or 75 when --timeout hands a running job back.
 func verbWait(args []string, o *options, stdout io.Writer, d diag) (int, syscall.Signal) {
 	fs := verbFlags("wait")
-	timeout := fs.Duration("timeout", 0, "hand a job back (exit 75) if it still runs after this long (0: wait for its end)")
-	dir, ids, st := parseIDs(args, "wait", waitUsage, o, d, fs)
+	var timeout time.Duration
+	fs.Var(durationVar(&timeout, 0), "timeout", "hand a job back (exit 75) if it still runs after this long (0: wait for its end)")
+	dir, ids, st := parseIDs(fs, args, waitUsage, o, stdout, d)
 	if dir == nil {
 		return st, 0
 	}
 	defer dir.Close()
-	if *timeout < 0 {
-		d.Errorf("wait: invalid --timeout %v: must not be negative", *timeout)
+	if timeout < 0 {
+		d.Errorf("wait: invalid --timeout %v: must not be negative", timeout)
 		return verbUsage, 0
 	}
-	return runner.Wait(view(o, dir, stdout, d), ids, *timeout)
+	if err := o.checkBounds(previewBounds...); err != nil {
+		d.Errorf("wait: %v", err)
+		return verbUsage, 0
+	}
+	return runner.Wait(view(o, dir, stdout, d), ids, timeout)
 }
 
 // verbStop is `capwrap stop [--signal SIG] [--kill-after D] ID...`.
 func verbStop(args []string, o *options, stdout io.Writer, d diag) int {
 	fs := verbFlags("stop")
 	sigName := fs.String("signal", "TERM", "the signal to send first: a name (TERM, SIGINT) or a number")
-	killAfter := fs.Duration("kill-after", 5*time.Second, "then SIGKILL after this long")
-	dir, ids, st := parseIDs(args, "stop", stopUsage, o, d, fs)
+	var killAfter time.Duration
+	fs.Var(durationVar(&killAfter, 5*time.Second), "kill-after", "then SIGKILL after this long")
+	dir, ids, st := parseIDs(fs, args, stopUsage, o, stdout, d)
 	if dir == nil {
 		return st
 	}
 	defer dir.Close()
+	if err := o.checkBounds(previewBounds...); err != nil {
+		d.Errorf("stop: %v", err)
+		return verbUsage
+	}
 	sig := parseSignal(*sigName)
 	switch {
 	case sig == 0:
 		d.Errorf("stop: invalid --signal %q: want a signal name such as TERM, INT, HUP, KILL, or its number", *sigName)
 		return verbUsage
-	case *killAfter < 0:
-		d.Errorf("stop: invalid --kill-after %v: must not be negative", *killAfter)
+	case killAfter < 0:
+		d.Errorf("stop: invalid --kill-after %v: must not be negative", killAfter)
 		return verbUsage
 	}
-	return runner.Stop(view(o, dir, stdout, d), ids, sig, *killAfter)
+	return runner.Stop(view(o, dir, stdout, d), ids, sig, killAfter)
 }
 
 // parseSignal reads "TERM", "SIGTERM", "term" or "15"; 0 when it is none.

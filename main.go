@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,7 +63,9 @@ type options struct {
 	stallTimeout time.Duration
 	tee, preview bool
 	quiet        bool
-	background   bool
+	// shell is -c STRING: a command line for the shell.
+	shell      string
+	background bool
 	// backgroundAfter is --background-after (0: never).
 	backgroundAfter time.Duration
 	receiptFile     string
@@ -87,6 +90,9 @@ type options struct {
 	// fromEnv names the flags whose value came from a CAPWRAP_* variable,
 	// so that errors name what the user actually set.
 	fromEnv map[string]bool
+	// flags is the flag set that filled o: a verb takes some of them
+	// after its name too (verbGlobals).
+	flags *pflag.FlagSet
 }
 
 // source names where a flag's value came from: "--keep" or "CAPWRAP_KEEP".
@@ -113,10 +119,10 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the receipt line")
 	fs.StringVar(&o.receiptFile, "receipt-file", "", "also write the receipt as JSON to this path")
 	fs.BoolVar(&o.background, "background", false, "run the command as a background job: print its launch receipt and exit 0")
-	fs.DurationVar(&o.backgroundAfter, "background-after", 0, "hand the command back as a background job (exit 75) if it still runs after this long")
-	fs.DurationVar(&o.timeout, "timeout", 0, "send SIGTERM to the command's process group after this long (0: never)")
-	fs.DurationVar(&o.killAfter, "kill-after", 5*time.Second, "then SIGKILL after this long")
-	fs.DurationVar(&o.drainTimeout, "drain-timeout", time.Second, "wait this long for end of output after the command exits")
+	fs.Var(durationVar(&o.backgroundAfter, 0), "background-after", "hand the command back as a background job (exit 75) if it still runs after this long")
+	fs.Var(durationVar(&o.timeout, 0), "timeout", "send SIGTERM to the command's process group after this long (0: never)")
+	fs.Var(durationVar(&o.killAfter, 5*time.Second), "kill-after", "then SIGKILL after this long")
+	fs.Var(durationVar(&o.drainTimeout, time.Second), "drain-timeout", "wait this long for end of output after the command exits")
 	fs.IntVar(&o.stdoutChars, "stdout-chars", 8000, "preview budget for stdout, in characters, at most 1000000")
 	fs.IntVar(&o.stderrChars, "stderr-chars", 2000, "preview budget for stderr, in characters, at most 1000000")
 	o.previewBytes = 16 << 10
@@ -127,7 +133,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.Var(&o.dirQuota, "dir-quota", "bytes kept by all captures in the tool-outputs directory (0: no limit)")
 	o.queueBytes = 8 << 20
 	fs.Var(&o.queueBytes, "queue-bytes", "write queue between the pipe reader and the file writer, 1 byte to 1G")
-	fs.DurationVar(&o.stallTimeout, "stall-timeout", 10*time.Second, "stop persisting when the file writer makes no progress this long")
+	fs.Var(durationVar(&o.stallTimeout, 10*time.Second), "stall-timeout", "stop persisting when the file writer makes no progress this long")
 	fs.BoolVar(&o.strict, "strict", false, "exit 125 when capwrap itself failed (e.g. disk full)")
 	fs.BoolVar(&o.noRedact, "no-redact", false, "write output unsanitized (no credential masking)")
 	fs.StringArrayVar(&o.redactEnv, "redact-env", nil, "also mask the value of this environment variable (repeatable)")
@@ -137,9 +143,17 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.noLabel, "no-label", false, "leave the command out of the receipt")
 	fs.StringVar(&o.pty, "pty", "auto", "give the command terminals for stdout and stderr: auto|always|never")
 	fs.StringVar(&o.color, "color", "auto", "colour the summary: auto|always|never")
+	fs.StringVarP(&o.shell, "command", "c", "", "run this string with a POSIX shell ($SHELL if sh, bash, zsh, dash or ksh, else /bin/sh)")
 	fs.BoolVarP(&o.help, "help", "h", false, "show help")
 	fs.BoolVar(&o.version, "version", false, "print the version")
 	return fs
+}
+
+// noVariable names the flags without a CAPWRAP_* variable: --help,
+// --version, and -c (a command line taken from the environment would run
+// in every capwrap that inherits it).
+func noVariable(flag string) bool {
+	return flag == "help" || flag == "version" || flag == "command"
 }
 
 // envName is the CAPWRAP_* variable of a flag: --dir-quota is
@@ -156,7 +170,7 @@ func applyEnv(fs *pflag.FlagSet, getenv func(string) string) (map[string]bool, e
 	var err error
 	set := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) {
-		if err != nil || f.Changed || f.Name == "help" || f.Name == "version" {
+		if err != nil || f.Changed || noVariable(f.Name) {
 			return
 		}
 		v := getenv(envName(f.Name))
@@ -172,6 +186,10 @@ func applyEnv(fs *pflag.FlagSet, getenv func(string) string) (map[string]bool, e
 			}
 		}
 		if serr := fs.Set(f.Name, v); serr != nil {
+			var bad *pflag.InvalidValueError
+			if errors.As(serr, &bad) {
+				serr = errors.Unwrap(bad) // the variable's name, not the flag's
+			}
 			if f.Value.Type() == "bool" {
 				serr = errors.New("want true or false (or yes/no, on/off, 1/0)")
 			}
@@ -211,7 +229,7 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		d.Errorf("%v", err)
 		return exitUsage, 0
 	}
-	o.fromEnv = fromEnv
+	o.fromEnv, o.flags = fromEnv, fs
 	rest := fs.Args()
 	switch {
 	case o.help:
@@ -221,7 +239,9 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		fmt.Fprintf(stdout, "capwrap %s\n", versionString())
 		return 0, 0
 	}
-	if len(rest) > 0 && fs.ArgsLenAtDash() != 0 && isVerb(rest[0]) {
+	if o.shell != "" { // -c STRING: the shell runs it; what follows is its $0, $1...
+		rest = append(shellArgv(o.shell, os.Getenv), rest...)
+	} else if len(rest) > 0 && fs.ArgsLenAtDash() != 0 && isVerb(rest[0]) {
 		if rest[0] == "wait" { // exits as the job's command did, its signal re-raised
 			return verbWait(rest[1:], &o, stdout, d)
 		}
@@ -243,16 +263,42 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		cfg.Job = job
 	case o.background || o.backgroundAfter > 0:
 		return runner.Launch(cfg, args, o.background, o.backgroundAfter)
+	case runner.UnderCapwrap(os.Getenv, stdout) && !(o.preview && !o.fromEnv["preview"]):
+		// Under a capwrap already, on the output it captures (a script or
+		// shell it runs): that one captures; this one passes its command
+		// through, under its own --timeout, signals and watchdog (SPEC §1:
+		// not captured twice). --preview given here still asks for a
+		// capture of its own.
+		cfg.PassThrough = true
+	case isCapwrap(rest[0]):
+		// A capwrap asked to run capwrap (SPEC §1): the inner one captures
+		// or runs its verb, with this one's flags (nested).
+		o.nested(&cfg)
 	}
 	out := runner.Run(cfg)
+	if out.Process.NotFound && o.shell == "" {
+		if h := shellSyntaxHint(rest, os.Getenv); h != "" {
+			d.Hintf("%s", h)
+		} else if v, ok := verbNearMiss(cfg.Argv[0]); ok && fs.ArgsLenAtDash() != 0 {
+			// Not found, and not written after "--": perhaps a verb
+			// mistyped (capwrap lst). After the run's own error and output.
+			d.Hintf("did you mean capwrap %s?", v)
+		}
+	}
 	return out.ExitStatus(), out.Reraise()
 }
 
-// flagError turns pflag's messages into capwrap's one-line form.
+// flagError turns pflag's messages into capwrap's one-line form; a bad
+// value reads as its variable's error does (applyEnv): invalid --timeout
+// "soon": not a duration...
 func flagError(err error) string {
 	msg := err.Error()
-	if errors.Is(err, pflag.ErrHelp) {
+	var bad *pflag.InvalidValueError
+	switch {
+	case errors.Is(err, pflag.ErrHelp):
 		return "unknown flag: -h"
+	case errors.As(err, &bad) && bad.GetFlag() != nil:
+		msg = fmt.Sprintf("invalid --%s %q: %v", bad.GetFlag().Name, bad.GetValue(), errors.Unwrap(bad))
 	}
 	return strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0])
 }
@@ -282,18 +328,27 @@ func (o *options) config(argv []string) (runner.Config, error) {
 			return cfg, fmt.Errorf("invalid %s %q: %v", o.source(w.flag), w.v, err)
 		}
 	}
-	n := 0
-	for _, m := range []struct {
+	// One mode: a flag beats the other modes' variables (CAPWRAP_QUIET=1
+	// capwrap --tee is --tee); two flags, or two variables, contradict.
+	modes := []struct {
+		flag string
 		on   bool
 		mode runner.Mode
-	}{{o.tee, runner.ModeTee}, {o.preview, runner.ModePreview}, {o.quiet, runner.ModeQuiet}} {
-		if m.on {
-			n++
-			cfg.Mode = m.mode
+	}{{"tee", o.tee, runner.ModeTee}, {"preview", o.preview, runner.ModePreview}, {"quiet", o.quiet, runner.ModeQuiet}}
+	for _, fromEnv := range []bool{false, true} {
+		n := 0
+		for _, m := range modes {
+			if m.on && o.fromEnv[m.flag] == fromEnv {
+				n++
+				cfg.Mode = m.mode
+			}
 		}
-	}
-	if n > 1 {
-		return cfg, errors.New("--tee, --preview and --quiet exclude each other")
+		if n > 1 {
+			return cfg, errors.New("--tee, --preview and --quiet exclude each other")
+		}
+		if n == 1 {
+			break
+		}
 	}
 	if o.background && o.backgroundAfter > 0 {
 		// A flag beats the other flag's variable (a shell with
@@ -322,6 +377,16 @@ func (o *options) config(argv []string) (runner.Config, error) {
 			return cfg, fmt.Errorf("invalid %s %v: must not be negative", o.source(v.name), v.d)
 		}
 	}
+	return cfg, o.checkBounds(append(previewBounds, "queue-bytes")...)
+}
+
+// previewBounds are the bounded flags of a preview, which the job verbs
+// print too.
+var previewBounds = []string{"stdout-chars", "stderr-chars", "preview-bytes"}
+
+// checkBounds checks the named size and count flags that cost memory
+// against their bounds.
+func (o *options) checkBounds(names ...string) error {
 	for _, v := range []struct {
 		name     string
 		n        int64
@@ -333,14 +398,15 @@ func (o *options) config(argv []string) (runner.Config, error) {
 		{"preview-bytes", int64(o.previewBytes), 0, maxPreviewBytes, false},
 		{"queue-bytes", int64(o.queueBytes), 1, maxQueueBytes, false},
 	} {
-		if v.n < v.min || v.n > v.max {
-			if v.chars {
-				return cfg, fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, commas(v.max))
-			}
-			return cfg, fmt.Errorf("invalid %s %s: want %s to %s bytes", o.source(v.name), humanSize(v.n), humanSize(v.min), humanSize(v.max))
+		if !slices.Contains(names, v.name) || v.n >= v.min && v.n <= v.max {
+			continue
 		}
+		if v.chars {
+			return fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, commas(v.max))
+		}
+		return fmt.Errorf("invalid %s %s: want %s to %s bytes", o.source(v.name), humanSize(v.n), humanSize(v.min), humanSize(v.max))
 	}
-	return cfg, nil
+	return nil
 }
 
 // Bounds of the size and count flags that cost memory (issue 13). The

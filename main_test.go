@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/capwrap/capwrap/internal/runner"
 )
 
 // TestMain registers capwrap and the test helpers as commands that
@@ -63,6 +65,10 @@ func TestMain(m *testing.M) {
 type cleanupM struct{ m *testing.M }
 
 func (c cleanupM) Run() int {
+	// The suite may itself run under capwrap (capwrap -- make test): its
+	// capwraps must not take themselves for nested ones. (Here, not in
+	// TestMain, which also runs for every command testscript starts.)
+	os.Unsetenv(runner.EnvNested)
 	code := c.m.Run()
 	if termBin != "" {
 		os.RemoveAll(filepath.Dir(termBin))
@@ -141,6 +147,7 @@ func cmdRcpt(ts *testscript.TestScript, neg bool, args []string) {
 	if err := json.Unmarshal(bytes.TrimPrefix(b[at:], []byte("capwrap-receipt ")), &rc); err != nil {
 		ts.Fatalf("receipt is not JSON: %v", err)
 	}
+	rc = completeFooter(rc, ts.MkAbs)
 	failed := false
 	for _, a := range args[1:] {
 		if err := checkAssertion(rc, b[:at], ts.MkAbs, a); err != nil {
@@ -150,6 +157,39 @@ func cmdRcpt(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if failed {
 		ts.Fatalf("receipt assertions failed")
+	}
+}
+
+// completeFooter reads the footer's keys as SPEC §7 says a reader should:
+// a key the short footer leaves out is receipt.json's (or, for a running
+// capture, receipt.live.json's) in the capture the footer names. The
+// footer's own values win; a footer naming no capture is taken as it is.
+func completeFooter(footer map[string]any, abs func(string) string) map[string]any {
+	dir, _ := footer["dir"].(string)
+	full := map[string]any{}
+	for _, name := range []string{"receipt.json", "receipt.live.json"} {
+		if b, err := os.ReadFile(filepath.Join(abs(dir), name)); dir != "" && err == nil {
+			json.Unmarshal(b, &full)
+			break
+		}
+	}
+	if len(full) == 0 {
+		return footer // a compact success or an unkept run: the footer is all there is
+	}
+	merge(full, footer)
+	return full
+}
+
+// merge copies src into dst, object by object.
+func merge(dst, src map[string]any) {
+	for k, v := range src {
+		if sv, ok := v.(map[string]any); ok {
+			if dv, ok := dst[k].(map[string]any); ok {
+				merge(dv, sv)
+				continue
+			}
+		}
+		dst[k] = v
 	}
 }
 

@@ -33,14 +33,15 @@ import (
 )
 
 const (
-	readUsage        = "capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N] [--lines A:B] [--grep REGEX [--max N]] [--follow [--timeout D] [--until REGEX]] [--interleaved]"
+	readUsage        = "capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N] [--lines A:B] [--grep REGEX [--max N] [-C N] [-A N] [-B N]] [--follow [--timeout D] [--until REGEX]] [--interleaved]"
 	readDefaultLimit = 64 << 10 // --limit default, bytes
 	readStatusPrefix = "capwrap-read "
+	maxGrepContext   = 10000 // -A, -B, -C: lines (8 bytes of memory each for -B)
 )
 
 func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
-	q, idArg, st := readQuery(args, d)
-	if st != 0 {
+	q, idArg, st, done := readQuery(args, o, stdout, d)
+	if done {
 		return st
 	}
 	dir, e, st := openCapture(o, idArg, d)
@@ -67,10 +68,9 @@ func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
 }
 
 // readQuery parses and checks the flags of `capwrap read` into a query and
-// the ID argument; on a usage error it has said why and returns verbUsage.
-func readQuery(args []string, d diag) (store.ReadQuery, string, int) {
+// the ID argument; done says the verb is over with status, as parseVerb's.
+func readQuery(args []string, o *options, stdout io.Writer, d diag) (q store.ReadQuery, idArg string, status int, done bool) {
 	fs := verbFlags("read")
-	var q store.ReadQuery
 	var offset, limit size = 0, readDefaultLimit
 	var lines, grep, until string
 	fs.StringVarP(&q.Stream, "stream", "s", "stdout", "the stream to read: stdout or stderr")
@@ -79,20 +79,30 @@ func readQuery(args []string, d diag) (store.ReadQuery, string, int) {
 	fs.StringVarP(&lines, "lines", "n", "", "lines A:B, 1-based, inclusive; negative counts from the end (-50: is the last 50)")
 	fs.StringVarP(&grep, "grep", "e", "", "print the lines matching this regular expression, with line numbers")
 	fs.IntVar(&q.Max, "max", 0, "with --grep: stop after this many matching lines (0: no limit but --limit)")
+	var context int
+	fs.IntVarP(&context, "context", "C", 0, "with --grep: print this many lines before and after each match")
+	fs.IntVarP(&q.Context.After, "after-context", "A", 0, "with --grep: print this many lines after each match")
+	fs.IntVarP(&q.Context.Before, "before-context", "B", 0, "with --grep: print this many lines before each match")
 	fs.BoolVarP(&q.Follow, "follow", "f", false, "wait for new bytes of a running capture until it ends")
-	fs.DurationVar(&q.FollowTimeout, "timeout", 0, "with --follow: stop waiting after this long (0: when the capture ends)")
+	fs.Var(durationVar(&q.FollowTimeout, 0), "timeout", "with --follow: stop waiting after this long (0: when the capture ends)")
 	fs.StringVar(&until, "until", "", "with --follow: stop after the first line matching this regular expression")
 	fs.BoolVar(&q.Interleaved, "interleaved", false, "stdout and stderr merged in their order of arrival at capwrap")
-	if !parseVerb(fs, args, 1, readUsage, d) {
-		return q, "", verbUsage
+	if st, done := parseVerb(fs, args, 1, readUsage, o, stdout, d); done {
+		return q, "", st, true
 	}
 	q.Offset, q.Limit = int64(offset), int64(limit)
+	if !fs.Changed("after-context") {
+		q.Context.After = context
+	}
+	if !fs.Changed("before-context") {
+		q.Context.Before = context
+	}
 	if err := completeReadQuery(&q, fs, lines, grep, until); err != nil {
 		d.Errorf("read: %v", err)
 		d.Hintf("usage: %s (capwrap help read)", readUsage)
-		return q, "", verbUsage
+		return q, "", verbUsage, true
 	}
-	return q, fs.Arg(0), 0
+	return q, fs.Arg(0), 0, false
 }
 
 // completeReadQuery checks the flags parsed into q and adds --lines and
@@ -109,6 +119,16 @@ func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep, until
 	}
 	if fs.Changed("max") && grep == "" {
 		return errors.New("--max needs --grep")
+	}
+	for _, c := range []string{"context", "after-context", "before-context"} {
+		n, _ := fs.GetInt(c)
+		switch {
+		case !fs.Changed(c):
+		case grep == "":
+			return fmt.Errorf("--%s needs --grep", c)
+		case n < 0 || n > maxGrepContext:
+			return fmt.Errorf("invalid --%s %d: want 0 to %s lines", c, n, commas(maxGrepContext))
+		}
 	}
 	if lines != "" {
 		lr, err := store.ParseLineRange(lines)

@@ -400,3 +400,20 @@ func TestTerminalPager(t *testing.T) {
 		s.checkSane()
 	}
 }
+
+// TestTerminalPipeIsTee: a person at the keyboard piping capwrap (stdin and
+// stderr terminals, stdout a pipe) gets the stream, not a preview: all the
+// lines reach grep, the summary goes to the terminal (SPEC §2).
+func TestTerminalPipeIsTee(t *testing.T) {
+	s := newTermSession(t)
+	s.run(`capwrap -- seq 100000 | grep -c '^[0-9]'; echo "rc=$?"`)
+	sc := s.waitFor("\nrc=", 10*time.Second)
+	if !strings.Contains(sc, "\n100000\n") || !strings.Contains(sc, "capwrap: exit 0 · ") || strings.Contains(sc, "capwrap-receipt") {
+		t.Fatalf("want 100000 lines through the pipe and the summary on the terminal:\n%s", sc)
+	}
+	s.run(`X=$(capwrap -- seq 3); echo "got $(echo $X)"`)
+	sc = s.waitFor("\ngot ", 5*time.Second)
+	if !strings.Contains(sc, "got 1 2 3\n") {
+		t.Fatalf("command substitution did not get the stream:\n%s", sc)
+	}
+}

@@ -39,6 +39,9 @@ func runVerb(name string, args []string, o *options, stdout, stderr *os.File) in
 		if len(args) > 0 {
 			topic = args[0]
 		}
+		if topic == "-h" || topic == "--help" {
+			topic = "help"
+		}
 		if !printHelp(stdout, topic) {
 			d.Errorf("no help on %q", topic)
 			d.Hintf("capwrap help flags lists the flags; verbs are list, show, read, prune, wait, stop")
@@ -63,34 +66,72 @@ func runVerb(name string, args []string, o *options, stdout, stderr *os.File) in
 	return verbUsage
 }
 
-// verbFlags is the flag set of one verb: errors returned, not printed;
-// flags and the ID in any order.
+// verbGlobals are the global flags that a verb also takes after its name,
+// as if they came before it (capwrap read ID --dir X is capwrap --dir X
+// read ID): every verb reads a tool-outputs directory, and wait and stop
+// print previews. The other global flags are about running a command.
+var verbGlobals = map[string][]string{
+	"list": {"dir"}, "show": {"dir"}, "read": {"dir"}, "prune": {"dir"},
+	"wait": {"dir", "stdout-chars", "stderr-chars", "preview-bytes"},
+	"stop": {"dir", "stdout-chars", "stderr-chars", "preview-bytes"},
+}
+
+// verbFlags is the flag set of one verb, with -h/--help: errors returned,
+// not printed; flags and the ID in any order.
 func verbFlags(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.SortFlags = false
+	fs.BoolP("help", "h", false, "show this verb's help")
 	return fs
 }
 
-// parseVerb parses a verb's flags and checks it got exactly nargs
-// arguments; on failure it has said why and returns false.
-func parseVerb(fs *pflag.FlagSet, args []string, nargs int, usage string, d diag) bool {
-	if err := fs.Parse(args); err != nil {
-		d.Errorf("%s: %s", fs.Name(), flagError(err))
-		d.Hintf("usage: %s (capwrap help %s)", usage, fs.Name())
-		return false
-	}
-	if fs.NArg() != nargs {
-		if fs.NArg() < nargs {
-			d.Errorf("%s: missing capture ID", fs.Name())
-		} else {
-			d.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(nargs))
+// parseVerbFlags parses a verb's flags, its own and the global ones of
+// verbGlobals (set in o, where a flag after the verb beats one before it
+// and its variable). help says -h or --help was given.
+func parseVerbFlags(fs *pflag.FlagSet, args []string, o *options) (help bool, err error) {
+	for _, name := range verbGlobals[fs.Name()] {
+		if o.flags == nil {
+			break
 		}
-		d.Hintf("usage: %s (capwrap help %s)", usage, fs.Name())
-		return false
+		if f := o.flags.Lookup(name); f != nil {
+			fs.AddFlag(f)
+		}
 	}
-	return true
+	if err := fs.Parse(args); err != nil {
+		return false, err
+	}
+	for _, name := range verbGlobals[fs.Name()] {
+		if fs.Changed(name) {
+			delete(o.fromEnv, name) // errors name the flag, not its variable
+		}
+	}
+	help, _ = fs.GetBool("help")
+	return help, nil
+}
+
+// parseVerb parses a verb's flags (parseVerbFlags) and checks it got
+// exactly nargs arguments (at least -nargs when negative). done says the
+// verb is over, with status: its help printed (0), or a usage error said
+// (verbUsage).
+func parseVerb(fs *pflag.FlagSet, args []string, nargs int, usage string, o *options, stdout io.Writer, d diag) (status int, done bool) {
+	help, err := parseVerbFlags(fs, args, o)
+	switch {
+	case err != nil:
+		d.Errorf("%s: %s", fs.Name(), flagError(err))
+	case help:
+		printHelp(stdout, fs.Name())
+		return 0, true
+	case fs.NArg() < max(nargs, -nargs):
+		d.Errorf("%s: missing capture ID", fs.Name())
+	case fs.NArg() > nargs && nargs >= 0:
+		d.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(nargs))
+	default:
+		return 0, false
+	}
+	d.Hintf("usage: %s (capwrap help %s)", usage, fs.Name())
+	return verbUsage, true
 }
 
 // openCaptures opens the tool-outputs directory chosen by --dir or
@@ -284,8 +325,8 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
 	running := fs.Bool("running", false, "only the captures whose command still runs (background jobs among them)")
 	limit := fs.Int("limit", 0, "at most this many captures, the newest (0: all)")
-	if !parseVerb(fs, args, 0, "capwrap list [--json] [--running] [--limit N]", d) {
-		return verbUsage
+	if st, done := parseVerb(fs, args, 0, "capwrap list [--json] [--running] [--limit N]", o, stdout, d); done {
+		return st
 	}
 	if *limit < 0 {
 		d.Errorf("list: invalid --limit %d: must not be negative", *limit)
@@ -364,8 +405,8 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 // state unknown.
 func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 	fs := verbFlags("show")
-	if !parseVerb(fs, args, 1, "capwrap show ID", d) {
-		return verbUsage
+	if st, done := parseVerb(fs, args, 1, "capwrap show ID", o, stdout, d); done {
+		return st
 	}
 	dir, e, st := openCapture(o, fs.Arg(0), d)
 	if dir == nil {
@@ -432,11 +473,12 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 	const usage = "capwrap prune --older-than DURATION | --id ID [--dry-run]"
 	fs := verbFlags("prune")
-	olderThan := fs.Duration("older-than", 0, "delete the captures that ended longer ago than this")
+	var olderThan time.Duration
+	fs.Var(durationVar(&olderThan, 0), "older-than", "delete the captures that ended longer ago than this (10m, 12h, 7d)")
 	idFlag := fs.String("id", "", "delete this capture (any unique prefix of its ID)")
 	dryRun := fs.Bool("dry-run", false, "print what would be deleted, delete nothing")
-	if !parseVerb(fs, args, 0, usage, d) {
-		return verbUsage
+	if st, done := parseVerb(fs, args, 0, usage, o, stdout, d); done {
+		return st
 	}
 	byAge, byID := fs.Changed("older-than"), fs.Changed("id")
 	switch {
@@ -444,8 +486,8 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 		d.Errorf("prune: give exactly one of --older-than and --id")
 		d.Hintf("usage: %s", usage)
 		return verbUsage
-	case byAge && *olderThan < 0:
-		d.Errorf("prune: invalid --older-than %v: must not be negative", *olderThan)
+	case byAge && olderThan < 0:
+		d.Errorf("prune: invalid --older-than %v: must not be negative", olderThan)
 		return verbUsage
 	}
 	dir, st := openCaptures(o, d)
@@ -477,7 +519,7 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 			switch {
 			case e.Running:
 				running++
-			case now.Sub(dir.EndedAt(e, now)) > *olderThan:
+			case now.Sub(dir.EndedAt(e, now)) > olderThan:
 				targets = append(targets, e)
 			}
 		}

@@ -28,27 +28,46 @@ _capwrap() {
         --background-after --timeout --kill-after --drain-timeout --stdout-chars --stderr-chars --preview-bytes
         --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict
         --no-redact --redact-env --redact-allow-env --redact-file --redact-pattern --no-label --pty
-        --color --help --version"
+        --color --command --help --version"
     local verbs="list show read prune wait stop help"
     COMPREPLY=()
 
     # Find the first word that is not a flag (or its argument): "--", a verb
-    # or the command.
-    local i w verb="" cmd_at=0
+    # or the command. With -c STRING (shell=1) the words after the flags are
+    # the shell's $0, $1...: file names (shell=2 once one is typed).
+    local i w verb="" cmd_at=0 shell=0
     for ((i = 1; i < COMP_CWORD; i++)); do
         w=${COMP_WORDS[i]}
         case $w in
-        --) cmd_at=$((i + 1)); break ;;
+        --)
+            if ((shell)); then shell=2; else cmd_at=$((i + 1)); fi
+            break ;;
+        -c | --command) ((i++)); shell=1 ;;
+        --command=*) shell=1 ;;
         --dir | --keep | --receipt-file | --background-after | --timeout | --kill-after | \
             --drain-timeout | --stdout-chars | --stderr-chars | --preview-bytes | --max-capture-bytes | \
             --dir-quota | --queue-bytes | --stall-timeout | --redact-env | --redact-allow-env | --redact-file | \
             --redact-pattern | --pty | --color)
             ((i++)) ;;
         -*) ;;
-        list | show | read | prune | wait | stop | help) verb=$w; break ;;
-        *) cmd_at=$i; break ;;
+        *)
+            if ((shell)); then
+                shell=2
+            else
+                case $w in
+                list | show | read | prune | wait | stop | help) verb=$w ;;
+                *) cmd_at=$i ;;
+                esac
+            fi
+            break ;;
         esac
     done
+
+    # The shell's arguments after -c STRING.
+    if ((shell == 2)); then
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        return
+    fi
 
     # After "--" or once a command started: that command's own completion.
     if ((cmd_at > 0)); then
@@ -63,25 +82,38 @@ _capwrap() {
     fi
 
     if [[ -n $verb ]]; then
+        # Every verb takes --help and --dir after its name; wait and stop
+        # the preview budgets too (verbGlobals in verbs.go).
+        local vflags="--help --dir" budgets="--stdout-chars --stderr-chars --preview-bytes"
+        case $prev in
+        --dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+        --stdout-chars | --stderr-chars | --preview-bytes) return ;;
+        esac
         case $verb in
         list)
             [[ $prev == --limit ]] && return
-            mapfile -t COMPREPLY < <(compgen -W "--json --running --limit" -- "$cur") ;;
-        show) mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur") ;;
+            mapfile -t COMPREPLY < <(compgen -W "--json --running --limit $vflags" -- "$cur") ;;
+        show)
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "$vflags" -- "$cur")
+            else
+                mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
+            fi ;;
         read)
             case $prev in
             --stream) mapfile -t COMPREPLY < <(compgen -W "stdout stderr" -- "$cur"); return ;;
-            --offset | --limit | --lines | --grep | --max | --timeout | --until) return ;;
+            --offset | --limit | --lines | --grep | --max | --context | --after-context | \
+                --before-context | -C | -A | -B | --timeout | --until) return ;;
             esac
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --follow --timeout --until --interleaved" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --context --after-context --before-context --follow --timeout --until --interleaved $vflags" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
         wait)
             [[ $prev == --timeout ]] && return
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--timeout" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--timeout $vflags $budgets" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
@@ -91,7 +123,7 @@ _capwrap() {
             --kill-after) return ;;
             esac
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--signal --kill-after" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--signal --kill-after $vflags $budgets" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
@@ -100,7 +132,7 @@ _capwrap() {
             --id) mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur"); return ;;
             --older-than) return ;;
             esac
-            mapfile -t COMPREPLY < <(compgen -W "--older-than --id --dry-run" -- "$cur") ;;
+            mapfile -t COMPREPLY < <(compgen -W "--older-than --id --dry-run $vflags" -- "$cur") ;;
         help)
             mapfile -t COMPREPLY < <(compgen -W "flags env ${verbs% help} ${flags//--/}" -- "$cur") ;;
         esac
@@ -118,11 +150,13 @@ _capwrap() {
         mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return ;;
     --background-after | --timeout | --kill-after | --drain-timeout | --stall-timeout | --stdout-chars | \
         --stderr-chars | --preview-bytes | --max-capture-bytes | --dir-quota | \
-        --queue-bytes | --redact-pattern)
+        --queue-bytes | --redact-pattern | -c | --command)
         return ;;
     esac
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$flags --" -- "$cur")
+    elif ((shell)); then
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
     else
         mapfile -t COMPREPLY < <(compgen -W "$verbs" -- "$cur"; compgen -c -- "$cur" | sort -u)
     fi

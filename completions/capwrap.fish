@@ -29,7 +29,8 @@ function __capwrap_rest
     set -e words[1]
     set -l takes_arg --dir --keep --receipt-file --background-after --timeout --kill-after --drain-timeout \
         --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
-        --queue-bytes --stall-timeout --redact-env --redact-allow-env --redact-file --redact-pattern --pty --color
+        --queue-bytes --stall-timeout --redact-env --redact-allow-env --redact-file --redact-pattern --pty --color \
+        -c --command
     set -l skip 0
     set -l n 0
     for w in $words
@@ -49,6 +50,23 @@ function __capwrap_rest
     return 1
 end
 
+# True when a -c STRING came before the first word that is not a flag: the
+# words from there on are the shell's $0, $1...
+function __capwrap_shell
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l rest (__capwrap_rest)
+    set -l n (math (count $words) - (count $rest))
+    test $n -gt 0; or return 1
+    for w in $words[1..$n]
+        switch $w
+            case -c --command '--command=*'
+                return 0
+        end
+    end
+    return 1
+end
+
 # True while no verb, "--" or command has been typed yet (only flags).
 function __capwrap_no_subject
     not __capwrap_rest >/dev/null
@@ -56,6 +74,7 @@ end
 
 # True when the verb typed first (after flags) is $argv[1].
 function __capwrap_verb
+    __capwrap_shell; and return 1
     set -l rest (__capwrap_rest); or return 1
     contains -- $rest[1] list show read prune wait stop help; and test "$rest[1]" = $argv[1]
 end
@@ -63,6 +82,7 @@ end
 # The wrapped command's words (after "--" or from the command word on),
 # one per line; false when there is none yet.
 function __capwrap_command_words
+    __capwrap_shell; and return 1
     set -l rest (__capwrap_rest); or return 1
     if test "$rest[1]" = --
         set -e rest[1]
@@ -103,20 +123,33 @@ complete -c capwrap -n __capwrap_no_subject -l redact-pattern -x -d 'also mask m
 complete -c capwrap -n __capwrap_no_subject -l no-label -d 'leave the command out of the receipt'
 complete -c capwrap -n __capwrap_no_subject -l pty -x -a 'auto always never' -d 'give the command terminals'
 complete -c capwrap -n __capwrap_no_subject -l color -x -a 'auto always never' -d 'colour the summary'
+complete -c capwrap -n __capwrap_no_subject -s c -l command -x -d 'run this string with a POSIX shell'
 complete -c capwrap -n __capwrap_no_subject -s h -l help -d 'show help'
 complete -c capwrap -n __capwrap_no_subject -l version -d 'print the version'
 
-# Verbs, or a command to run.
-complete -c capwrap -n __capwrap_no_subject -a list -d 'list captures'
-complete -c capwrap -n __capwrap_no_subject -a show -d 'print a capture'"'"'s receipt'
-complete -c capwrap -n __capwrap_no_subject -a read -d 'read a capture'"'"'s stream'
-complete -c capwrap -n __capwrap_no_subject -a prune -d 'delete captures'
-complete -c capwrap -n __capwrap_no_subject -a wait -d 'wait for a background job'
-complete -c capwrap -n __capwrap_no_subject -a stop -d 'stop a background job'
-complete -c capwrap -n __capwrap_no_subject -a help -d 'help on a flag or verb'
-complete -c capwrap -n __capwrap_no_subject -a '(__fish_complete_command)'
+# Verbs, or a command to run (after -c STRING: the shell's arguments, files).
+complete -c capwrap -n __capwrap_shell -F
+complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a list -d 'list captures'
+complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a show -d 'print a capture'"'"'s receipt'
+complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a read -d 'read a capture'"'"'s stream'
+complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a prune -d 'delete captures'
+complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a wait -d 'wait for a background job'
+complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a stop -d 'stop a background job'
+complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a help -d 'help on a flag or verb'
+complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a '(__fish_complete_command)'
 
-# The verbs' own flags and capture IDs.
+# The verbs' own flags and capture IDs. Every verb takes --help and --dir
+# after its name; wait and stop the preview budgets too (verbGlobals in
+# verbs.go).
+for v in list show read prune wait stop
+    complete -c capwrap -n "__capwrap_verb $v" -s h -l help -d 'show the verb'"'"'s help'
+    complete -c capwrap -n "__capwrap_verb $v" -l dir -r -a '(__fish_complete_directories)' -d 'tool-outputs directory'
+end
+for v in wait stop
+    complete -c capwrap -n "__capwrap_verb $v" -l stdout-chars -x -d 'preview budget for stdout'
+    complete -c capwrap -n "__capwrap_verb $v" -l stderr-chars -x -d 'preview budget for stderr'
+    complete -c capwrap -n "__capwrap_verb $v" -l preview-bytes -x -d 'ceiling on the whole preview'
+end
 complete -c capwrap -n '__capwrap_verb list' -l json -d 'print JSON'
 complete -c capwrap -n '__capwrap_verb list' -l running -d 'only captures whose command still runs'
 complete -c capwrap -n '__capwrap_verb list' -l limit -x -d 'at most this many, the newest'
@@ -128,6 +161,9 @@ complete -c capwrap -n '__capwrap_verb read' -l limit -x -d 'print at most this 
 complete -c capwrap -n '__capwrap_verb read' -l lines -x -d 'line range A:B'
 complete -c capwrap -n '__capwrap_verb read' -l grep -x -d 'only lines that match'
 complete -c capwrap -n '__capwrap_verb read' -l max -x -d 'at most this many matches'
+complete -c capwrap -n '__capwrap_verb read' -s C -l context -x -d 'with --grep: lines around each match'
+complete -c capwrap -n '__capwrap_verb read' -s A -l after-context -x -d 'with --grep: lines after each match'
+complete -c capwrap -n '__capwrap_verb read' -s B -l before-context -x -d 'with --grep: lines before each match'
 complete -c capwrap -n '__capwrap_verb read' -l follow -d 'follow a running capture'
 complete -c capwrap -n '__capwrap_verb read' -l timeout -x -d 'with --follow: stop waiting after this long'
 complete -c capwrap -n '__capwrap_verb read' -l until -x -d 'with --follow: stop at a line matching this regex'
@@ -140,7 +176,7 @@ complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL a
 complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
-complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file background background-after timeout kill-after drain-timeout stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color version'
+complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file background background-after timeout kill-after drain-timeout stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
 
 # After "--" or the command word: the wrapped command's own completion.
 complete -c capwrap -n '__capwrap_command_words >/dev/null' -a '(__fish_complete_subcommand --commandline (string join " " -- (__capwrap_command_words) (commandline -ct)))'

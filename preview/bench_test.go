@@ -49,6 +49,21 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderMaxChars is BenchmarkRender under the character ceiling
+// the caller sets (10,000 less the receipt line), which binds: the plan is
+// made again with the exact room the markers leave.
+func BenchmarkRenderMaxChars(b *testing.B) {
+	_, in := numberedLines(200000)
+	ko, ke := NewKeeper(DefaultStdoutChars), NewKeeper(DefaultStdoutChars+DefaultStderrChars)
+	ko.Write([]byte(in))
+	ke.Write([]byte(in))
+	notes := []string{"capwrap: the command timed out after 10s: SIGTERM, then SIGKILL"}
+	b.ReportAllocs()
+	for b.Loop() {
+		Render(Stream{Keeper: ko, File: "f", ReadCmd: "capwrap read X"}, Stream{Keeper: ke, File: "g", ReadCmd: "capwrap read X --stream stderr"}, Options{Failed: true, MaxChars: 9600, Notes: notes})
+	}
+}
+
 // BenchmarkRenderCompact renders the common small success.
 func BenchmarkRenderCompact(b *testing.B) {
 	ko, ke := NewKeeper(DefaultStdoutChars), NewKeeper(DefaultStdoutChars+DefaultStderrChars)

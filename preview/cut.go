@@ -194,15 +194,17 @@ func newKept(k *Keeper) *kept {
 	return kp
 }
 
-// isBinary reports whether kept bytes look like binary output (SPEC §5): they
-// contain a NUL byte, or at least 64 bytes were kept and more than 30% of
-// them are not text (invalid UTF-8, or control bytes other than the ones
-// terminals and build tools use: \t \n \v \f \r \b BEL ESC). Judged on the
-// kept head and tail only, so it costs O(kept bytes).
+// isBinary reports whether kept bytes look like binary output (SPEC §5):
+// output that is mostly not text. "Mostly" means that at least 64 bytes
+// were kept and more than 30% of them are not text: invalid UTF-8, or
+// control bytes other than the ones terminals and build tools use (\t \n
+// \v \f \r \b BEL ESC), NUL included. Executables, archives and images are
+// far above that; text with a stray NUL or a few Latin-1 bytes far below,
+// and is shown, its control bytes escaped, so that an error line next to a
+// NUL still reaches the reader. Fewer than 64 bytes are always shown: their
+// escaped display costs at most 4 characters a byte. Judged on the kept head
+// and tail only, so it costs O(kept bytes).
 func isBinary(p []byte) bool {
-	if bytes.IndexByte(p, 0) >= 0 {
-		return true
-	}
 	if len(p) < 64 {
 		return false
 	}
@@ -229,19 +231,19 @@ func isBinary(p []byte) bool {
 type section struct {
 	binary   bool
 	whole    bool   // shown whole: head is the display of the entire stream
+	altered  bool   // the shown display is not the raw bytes it stands for
 	head     []byte // display text of stream bytes [0, a)
 	tail     []byte // display text of stream bytes [b, total)
 	a, b     int64  // omitted stream bytes [a, b)
 	omLines  int64  // newlines in [a, b)
 	lineMode bool   // a and b are line boundaries: lines [la, lb] are omitted
 	la, lb   int64  // 1-based inclusive line range of the omitted bytes
+	chars    int    // characters of head and tail
 }
 
 func (s *section) shownBytes() int { return len(s.head) + len(s.tail) }
 
-func (s *section) shownChars() int {
-	return utf8.RuneCount(s.head) + utf8.RuneCount(s.tail)
-}
+func (s *section) shownChars() int { return s.chars }
 
 // plan decides what to show of a stream within maxC characters and maxB bytes
 // of display.
@@ -250,7 +252,7 @@ func (kp *kept) plan(maxC, maxB int) section {
 		return section{whole: true}
 	}
 	if kp.binary {
-		return section{binary: true, a: 0, b: kp.total, omLines: kp.lines}
+		return section{binary: true, altered: true, a: 0, b: kp.total, omLines: kp.lines}
 	}
 	maxC, maxB = max(maxC, 0), max(maxB, 0)
 	hc, hb := maxC/4, maxB/4
@@ -267,7 +269,7 @@ func (kp *kept) plan(maxC, maxB int) section {
 	if kp.all != nil {
 		if c, n := measure(kp.all); c <= maxC && n <= maxB {
 			disp, _ := render(make([]byte, 0, n), kp.all, true)
-			return section{whole: true, head: disp}
+			return section{whole: true, head: disp, altered: !bytes.Equal(disp, kp.all), chars: c}
 		}
 		headRegion = kp.all
 		a = selectHead(kp.all, true, hc, hb)
@@ -285,6 +287,8 @@ func (kp *kept) plan(maxC, maxB int) section {
 	sec := section{a: int64(a), b: base + int64(b)}
 	sec.head, _ = render(nil, headRegion[:a], true)
 	sec.tail, _ = render(nil, t[b:], true)
+	sec.altered = !bytes.Equal(sec.head, headRegion[:a]) || !bytes.Equal(sec.tail, t[b:])
+	sec.chars = utf8.RuneCount(sec.head) + utf8.RuneCount(sec.tail)
 	nlHead := int64(bytes.Count(headRegion[:a], newline))
 	nlTail := int64(bytes.Count(t[b:], newline))
 	sec.omLines = kp.lines - nlHead - nlTail

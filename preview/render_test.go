@@ -44,8 +44,8 @@ func abbrev(s string) string {
 }
 
 var (
-	linesRE  = regexp.MustCompile("`[^`]* --lines (\\d+):(\\d+)` prints them")
-	offsetRE = regexp.MustCompile("`[^`]* --offset (\\d+) --limit (\\d+)` prints them")
+	linesRE  = regexp.MustCompile("`[^`]* --lines (\\d+):(\\d+)` (?:prints them …|reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …)\n$")
+	offsetRE = regexp.MustCompile("^… capwrap: ([0-9,]+) bytes .*`[^`]* --offset (\\d+)(?: --limit (\\d+)` prints them …|`( reads them 64 KiB at a time)(?:; add `--grep REGEX` to it to find lines from there)? …)\n$")
 )
 
 func atoi(t *testing.T, s string) int {
@@ -145,7 +145,7 @@ func TestRenderLargeLineCut(t *testing.T) {
 	if c := utf8.RuneCountInString(head + tail); c > 8000 || c < 7000 {
 		t.Errorf("head+tail have %d chars", c)
 	}
-	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; file tool-outputs/ID/stdout.log; `capwrap read ID --lines %d:%d` prints them …\n",
+	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; `capwrap read ID --lines %d:%d` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …\n",
 		appendCount(nil, int64(len(omitted)), "byte", "bytes"), appendCount(nil, int64(b-a+1), "line", "lines"), a, b)
 	if marker != wantMarker {
 		t.Errorf("marker = %q\nwant %q", marker, wantMarker)
@@ -161,7 +161,17 @@ func checkOffsetCut(t *testing.T, text, in string, info Info) (head, tail string
 	if m == nil {
 		t.Fatalf("marker without --offset: %q", marker)
 	}
-	off, lim := atoi(t, m[1]), atoi(t, m[2])
+	// --limit M only when M fits in one read; else the count of the marker.
+	off, lim := atoi(t, m[2]), atoi(t, strings.ReplaceAll(m[1], ",", ""))
+	if m[3] != "" && atoi(t, m[3]) != lim {
+		t.Errorf("--limit %s for %d bytes omitted", m[3], lim)
+	}
+	if (m[3] != "") != (lim <= DefaultReadLimit) {
+		t.Errorf("%d bytes omitted, marker %q", lim, marker)
+	}
+	if strings.Contains(marker, "--grep") != (m[4] != "" && strings.Contains(in[off:off+lim], "\n")) {
+		t.Errorf("--grep hint for %q", marker)
+	}
 	if !strings.HasPrefix(in, strings.TrimSuffix(head, "\n")) || len(strings.TrimSuffix(head, "\n")) != off {
 		t.Errorf("head is not input[:%d]", off)
 	}
@@ -309,7 +319,9 @@ func TestRenderMaxBytes(t *testing.T) {
 		if o.ShownBytes+e.ShownBytes > int64(limit) {
 			t.Errorf("failed=%v: shown %d+%d > %d", failed, o.ShownBytes, e.ShownBytes, limit)
 		}
-		if len(text) > limit {
+		// Room for headers and markers is their exact size: the lines
+		// shown fill the ceiling to within a line of each cut.
+		if len(text) > limit || len(text) < limit-2*len("エラーが発生しました\n") {
 			t.Errorf("failed=%v: printed %d bytes with headers and markers, ceiling %d", failed, len(text), limit)
 		}
 		cut, kept := o, e
@@ -332,6 +344,113 @@ func TestRenderMaxBytes(t *testing.T) {
 	}
 }
 
+// checkLineCut checks one section cut on line boundaries: its head and tail
+// are the input's lines before and after the marker's --lines A:B, and
+// returns the characters they show.
+func checkLineCut(t *testing.T, name, body string, lines []string) int {
+	t.Helper()
+	head, marker, tail := splitMarker(t, body)
+	m := linesRE.FindStringSubmatch(marker)
+	if m == nil {
+		t.Fatalf("%s: marker without --lines: %q", name, marker)
+	}
+	a, b := atoi(t, m[1]), atoi(t, m[2])
+	if head != strings.Join(lines[:a-1], "") || tail != strings.Join(lines[b:], "") {
+		t.Errorf("%s: head/tail are not lines 1:%d and %d:", name, a-1, b+1)
+	}
+	return utf8.RuneCountInString(head + tail)
+}
+
+// TestRenderMaxChars: big stdout and stderr; the whole text, headers,
+// markers and notes included, is at most MaxChars characters, the stream
+// cut first is the one MaxBytes cuts first, and the cuts keep to the head,
+// tail and line rules.
+func TestRenderMaxChars(t *testing.T) {
+	mk := func(n int, word string) ([]string, string) {
+		lines := make([]string, n)
+		for i := range lines {
+			lines[i] = fmt.Sprintf("%s %d %s\n", word, i+1, strings.Repeat("テ", i%23))
+		}
+		return lines, strings.Join(lines, "")
+	}
+	outLines, outIn := mk(20000, "出力")
+	errLines, errIn := mk(20000, "エラー")
+	notes := []string{"capwrap: the command timed out after 10s: SIGTERM, then SIGKILL"}
+	for _, failed := range []bool{false, true} {
+		for _, limit := range []int{9600, 9000, 6000, 2500} {
+			t.Run(fmt.Sprintf("failed=%v/%d", failed, limit), func(t *testing.T) {
+				so := Stream{Keeper: keeperOf(8000, outIn), ReadCmd: "capwrap read 20261130T030612Z-k3j4h5g6x2"}
+				se := Stream{Keeper: keeperOf(10000, errIn), ReadCmd: "capwrap read 20261130T030612Z-k3j4h5g6x2 --stream stderr"}
+				opt := Options{Failed: failed, MaxBytes: -1, Notes: notes}
+				_, o0, e0 := Render(so, se, opt)
+				opt.MaxChars = limit
+				text, o, e := Render(so, se, opt)
+				if c := utf8.RuneCount(text); c > limit || c < limit-200 {
+					t.Errorf("printed %d chars, ceiling %d", c, limit)
+				}
+				checkDisplay(t, string(text))
+				str := string(text)
+				if !strings.HasSuffix(str, "\n"+notes[0]+"\n") {
+					t.Errorf("the note does not end the text")
+				}
+				str = strings.TrimSuffix(str, notes[0]+"\n")
+				outPart, errPart, ok := strings.Cut(str, "--- stderr (")
+				if !ok || !strings.HasPrefix(outPart, "--- stdout (") {
+					t.Fatalf("headers: %q", abbrev(str))
+				}
+				_, outPart, _ = strings.Cut(outPart, "---\n")
+				_, errPart, _ = strings.Cut(errPart, "---\n")
+				oc := checkLineCut(t, "stdout", outPart, outLines)
+				ec := checkLineCut(t, "stderr", errPart, errLines)
+				if int64(oc) > o0.ShownBytes || int64(ec) > e0.ShownBytes {
+					t.Errorf("more shown under a ceiling")
+				}
+				cut, kept, kept0 := o, e, e0
+				if !failed {
+					cut, kept, kept0 = e, o, o0
+				}
+				if cut.ShownBytes > 0 && kept != kept0 {
+					t.Errorf("the stream cut second changed (%+v, was %+v) while the first shows %d bytes", kept, kept0, cut.ShownBytes)
+				}
+				if cut.ShownBytes == 0 && limit > 6000 {
+					t.Errorf("the stream cut first shows nothing")
+				}
+			})
+		}
+	}
+	// A success's small stdout is not cut for the ceiling; its stderr is.
+	so := Stream{Keeper: keeperOf(8000, "ok\n")}
+	se := Stream{Keeper: keeperOf(10000, errIn), ReadCmd: "r"}
+	text, o, e := Render(so, se, Options{MaxChars: 1000})
+	if c := utf8.RuneCount(text); c > 1000 || o.State != StateComplete || e.State != StateTruncated || !strings.HasPrefix(string(text), "--- stdout (3 bytes) ---\nok\n") {
+		t.Errorf("%d chars, %+v %+v: %q", c, o, e, abbrev(string(text)))
+	}
+	// A failure's small stdout is not cut for the ceiling: the part of
+	// stderr shown in the budget stdout left goes first.
+	small := strings.Repeat("x", 70) + "\n"
+	for i := 0; i < 3; i++ {
+		small += small
+	}
+	text, o, e = Render(Stream{Keeper: keeperOf(8000, small)}, Stream{Keeper: keeperOf(10000, errIn), ReadCmd: "r"}, Options{Failed: true, MaxChars: 9600, MaxBytes: -1})
+	if c := utf8.RuneCount(text); c > 9600 || c < 9400 || o.State != StateComplete || e.State != StateTruncated || !strings.HasPrefix(string(text), "--- stdout (568 bytes) ---\n"+small) {
+		t.Errorf("failure, small stdout: %d chars, %+v %+v: %q", c, o, e, abbrev(string(text)))
+	}
+	// No ceiling: zero and negative.
+	for _, mc := range []int{0, -1} {
+		t1, _, _ := Render(so, se, Options{MaxChars: mc, Failed: true})
+		t2, _, _ := Render(so, se, Options{Failed: true})
+		if !bytes.Equal(t1, t2) {
+			t.Errorf("MaxChars %d cuts", mc)
+		}
+	}
+	// A ceiling below what the markers and notes need alone: nothing of
+	// the streams is shown, the markers and notes are.
+	text, o, e = Render(Stream{Keeper: keeperOf(8000, outIn), ReadCmd: "r"}, Stream{Keeper: keeperOf(10000, errIn), ReadCmd: "r"}, Options{MaxChars: 50, Notes: notes})
+	if o.ShownBytes != 0 || e.ShownBytes != 0 || strings.Count(string(text), markerPrefix) != 2 || !strings.HasSuffix(string(text), notes[0]+"\n") {
+		t.Errorf("tiny ceiling: %+v %+v %q", o, e, text)
+	}
+}
+
 func TestRenderBinary(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	noisy := make([]byte, 4096)
@@ -343,11 +462,16 @@ func TestRenderBinary(t *testing.T) {
 		in     []byte
 		binary bool
 	}{
-		{"nul", []byte("ELF\x00\x01\x02 some text\n"), true},
+		{"short with nuls", []byte("ELF\x00\x01\x02 some text\n"), false},
 		{"noise without nul", noisy, true},
 		{"big binary", bytes.Repeat([]byte{0, 1, 2, 0xff}, 1<<18), true},
+		{"nuls", bytes.Repeat([]byte{0}, 64), true},
+		{"utf-16", []byte(strings.Repeat("e\x00r\x00r\x00o\x00r\x00\n\x00", 20)), true},
+		{"31% control bytes", []byte(strings.Repeat("\x01", 31) + strings.Repeat("x", 69)), true},
+		{"30% control bytes", []byte(strings.Repeat("\x01", 30) + strings.Repeat("x", 70)), false},
 		{"latin-1 text", bytes.Repeat([]byte("caf\xe9 cr\xe8me br\xfbl\xe9e\n"), 100), false},
 		{"one bad byte", []byte("\xff\n"), false},
+		{"a nul in a long text", append(bytes.Repeat([]byte("ok\n"), 1000), "\x00\n"...), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -365,8 +489,76 @@ func TestRenderBinary(t *testing.T) {
 			if string(text) != want {
 				t.Errorf("text = %q, want %q", text, want)
 			}
-			if out != (Info{State: "truncated", OmittedBytes: int64(len(tt.in)), OmittedLines: int64(bytes.Count(tt.in, newline))}) {
+			if out != (Info{State: "truncated", OmittedBytes: int64(len(tt.in)), OmittedLines: int64(bytes.Count(tt.in, newline)), Altered: true}) {
 				t.Errorf("info %+v", out)
+			}
+		})
+	}
+}
+
+// TestRenderNULInText: a NUL or a few in text output are shown escaped, not
+// taken as binary output that hides the error line next to them.
+func TestRenderNULInText(t *testing.T) {
+	tests := []struct {
+		name, stderr, want string
+	}{
+		{"one nul before the error", "building\x00\nerror: undefined: foo\n", "building\\x00\nerror: undefined: foo\n"},
+		{"nul terminated strings", "a\x00b\x00c\x00\n", "a\\x00b\\x00c\\x00\n"},
+		{"a few nuls in a long log", strings.Repeat("compiling package\n", 20) + "\x00\x00\x00panic: boom\n",
+			strings.Repeat("compiling package\n", 20) + "\\x00\\x00\\x00panic: boom\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			se := Stream{Keeper: keeperOf(10000, tt.stderr), File: "to/ID/stderr.log"}
+			text, _, info := Render(Stream{}, se, Options{Failed: true})
+			_, body, _ := strings.Cut(string(text), " ---\n")
+			if body != tt.want {
+				t.Errorf("stderr shown as %q, want %q", body, tt.want)
+			}
+			if info.State != StateComplete {
+				t.Errorf("info %+v", info)
+			}
+		})
+	}
+}
+
+// TestRenderAltered: Info.Altered tells whether the bytes shown are the
+// stream's bytes as they are.
+func TestRenderAltered(t *testing.T) {
+	_, long := numberedLines(2000)
+	tests := []struct {
+		name    string
+		in      string
+		state   string
+		altered bool
+	}{
+		{"plain", "hello world\n", StateComplete, false},
+		{"partial last line", "no newline", StateComplete, false},
+		{"tabs and utf-8", "a\tb €日𝄞\n", StateComplete, false},
+		{"empty", "", StateComplete, false},
+		{"carriage-return frames", "10%\r50%\r100%\n", StateComplete, true},
+		{"crlf", "a\r\nb\r\n", StateComplete, true},
+		{"ansi colour", "\x1b[31mred\x1b[0m\n", StateComplete, true},
+		{"only escapes", "\x1b[0m", StateComplete, true},
+		{"control byte", "ding\x07\n", StateComplete, true},
+		{"nul", "a\x00b\n", StateComplete, true},
+		{"invalid utf-8", "caf\xe9\n", StateComplete, true},
+		{"binary", strings.Repeat("\x00\x01\x02\xff", 100), StateTruncated, true},
+		{"truncated plain", long, StateTruncated, false},
+		{"truncated, colour in the head", "\x1b[1m" + long, StateTruncated, true},
+		{"truncated, colour in the tail", long + "\x1b[1mdone\n", StateTruncated, true},
+		{"truncated, colour only in the omitted part", long[:len(long)/2] + "\x1b[1m" + long[len(long)/2:], StateTruncated, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, out, _ := Render(Stream{Keeper: keeperOf(8000, tt.in)}, Stream{}, Options{})
+			if out.State != tt.state || out.Altered != tt.altered {
+				t.Errorf("info %+v, want state %s, altered %v", out, tt.state, tt.altered)
+			}
+			// The same on stderr, whose Info is the third result.
+			_, _, errInfo := Render(Stream{}, Stream{Keeper: keeperOf(2000, tt.in)}, Options{StderrChars: 8000})
+			if errInfo.State != tt.state || errInfo.Altered != tt.altered {
+				t.Errorf("stderr info %+v, want state %s, altered %v", errInfo, tt.state, tt.altered)
 			}
 		})
 	}
@@ -421,9 +613,10 @@ func TestRenderMarkerFileShort(t *testing.T) {
 		want      []string
 		notWant   string
 	}{
-		{"file ends inside the omission", 110000, []string{"holds only the stream's first 110,000 bytes (capture partial)", "--lines ", ":` prints the part it holds"}, ""},
-		{"file ends before the omission", 1000, []string{"holds only the stream's first 1,000 bytes (capture partial): they are not in it"}, "capwrap read"},
-		{"file ends after the omission", int64(len(data)) - 10, []string{"`capwrap read ID --lines "}, "capture partial"},
+		{"file ends inside the omission", 110000, []string{" omitted; the capture holds only the stream's first 110,000 bytes: `capwrap read ID --lines 182:` reads the part it holds 64 KiB at a time; add `--grep REGEX` to it to find lines in it …"}, ""},
+		{"file ends inside the omission, within one read", 50000, []string{" omitted; the capture holds only the stream's first 50,000 bytes: `capwrap read ID --lines 182:` prints the part it holds …"}, ""},
+		{"file ends before the omission", 1000, []string{" omitted; the capture holds only the stream's first 1,000 bytes: they are not in it …"}, "capwrap read"},
+		{"file ends after the omission", int64(len(data)) - 10, []string{" omitted; `capwrap read ID --lines 182:19455` reads them"}, "holds only"},
 	}
 	for _, tt := range tests {
 		st.FileShort, st.FileBytes = true, tt.fileBytes
@@ -439,6 +632,126 @@ func TestRenderMarkerFileShort(t *testing.T) {
 		}
 		if len(text) > DefaultMaxBytes {
 			t.Errorf("%s: %d bytes printed", tt.name, len(text))
+		}
+	}
+}
+
+// TestRenderMarkerReadLimit: the marker names the capture once, through its
+// read command, is exact about the range and says "prints them" only when
+// one read (Options.ReadLimit bytes) returns all of them.
+func TestRenderMarkerReadLimit(t *testing.T) {
+	var in strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&in, "line %05d\n", i) // 11 bytes a line
+	}
+	lines := in.String()
+	// Lines of 3000 bytes: cuts on code points, 48 lines omitted.
+	var sb strings.Builder
+	for i := range 50 {
+		sb.WriteString(strings.Repeat(string(rune('a'+i%26)), 2999) + "\n")
+	}
+	long := sb.String()
+	one := strings.Repeat("0123456789abcdef", 1<<20/16) // 1 MiB, no newline
+
+	const id = "20261130T030612Z-k3j4h5g6x2"
+	cmd := "capwrap read " + id
+	// The omitted ranges these inputs give with the default budgets.
+	const (
+		linesOmitted = 212014 // lines 182:19455
+		longOmitted  = 142000 // bytes 2000:144000, 48 lines
+		oneOmitted   = 1040576
+	)
+	tests := []struct {
+		name      string
+		in        string
+		readLimit int64
+		want      string
+	}{
+		{"lines, many reads", lines, 0,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …"},
+		{"lines, exactly one read", lines, linesOmitted,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
+		{"lines, one byte more than a read", lines, linesOmitted - 1,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 212,013 bytes at a time; add `--grep REGEX` to it to find lines in them …"},
+		{"lines, reads of 1 MiB", lines, 1 << 20,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
+		{"lines, reads of 100 KiB", lines, 100 << 10,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 100 KiB at a time; add `--grep REGEX` to it to find lines in them …"},
+		{"lines, no read limit", lines, -1,
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
+		{"offset, many reads", long, 0,
+			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines from there …"},
+		{"offset, one read", long, longOmitted,
+			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000 --limit 142000` prints them …"},
+		{"within one line, many reads", one, 0,
+			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; `" + cmd + " --offset 2000` reads them 64 KiB at a time …"},
+		{"within one line, one read", one, oneOmitted,
+			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; `" + cmd + " --offset 2000 --limit 1040576` prints them …"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := Stream{Keeper: keeperOf(8000, tt.in), File: "tool-outputs/" + id + "/stdout.log", ReadCmd: cmd}
+			text, _, _ := Render(st, Stream{}, Options{ReadLimit: tt.readLimit})
+			got := markerLine(string(text))
+			if got != tt.want {
+				t.Errorf("marker\n%s\nwant\n%s", got, tt.want)
+			}
+			if strings.Count(got, id) != 1 || strings.Contains(got, "stdout.log") {
+				t.Errorf("the marker names the capture more than once: %s", got)
+			}
+		})
+	}
+}
+
+// TestRenderNotes: the caller's human lines come after the sections, one
+// line each, as display text, and count toward the ceiling.
+func TestRenderNotes(t *testing.T) {
+	timeout := "capwrap: the command timed out after 10s: SIGTERM, then SIGKILL"
+	drain := "capwrap: a background process still held the output pipe; nothing after that point was read (--drain-timeout 1s)"
+	tests := []struct {
+		name           string
+		stdout, stderr string
+		notes          []string
+		want           string
+	}{
+		{"no output", "", "", []string{timeout}, timeout + "\n"},
+		{"after stdout", "out\n", "", []string{timeout, drain}, "out\n" + timeout + "\n" + drain + "\n"},
+		{"after a partial last line", "out", "", []string{timeout}, "out\n" + timeout + "\n"},
+		{"after stderr", "out\n", "err\n", []string{drain},
+			"--- stdout (4 bytes) ---\nout\n--- stderr (4 bytes) ---\nerr\n" + drain + "\n"},
+		{"sanitized", "", "", []string{"\x1b[31mcapwrap:\x1b[0m a\x00b \xff", "10%\r100% done"}, "capwrap: a\\x00b \uFFFD\n100% done\n"},
+		{"cut to one line", "", "", []string{"first line\nsecond line\n", "crlf\r\nafter"}, "first line\ncrlf\n"},
+		{"empty notes print nothing", "x\n", "", []string{"", "\n", "\x1b[0m", "kept"}, "x\nkept\n"},
+		{"nil notes", "x\n", "", nil, "x\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, _, _ := Render(Stream{Keeper: keeperOf(8000, tt.stdout)}, Stream{Keeper: keeperOf(2000, tt.stderr)}, Options{Notes: tt.notes})
+			if string(text) != tt.want {
+				t.Errorf("text = %q, want %q", text, tt.want)
+			}
+			checkDisplay(t, string(text))
+		})
+	}
+
+	// Big output on both streams: the notes still come last, whole, and
+	// the text with them fits the byte ceiling.
+	_, in := numberedLines(20000)
+	for _, failed := range []bool{false, true} {
+		so := Stream{Keeper: keeperOf(8000, in), ReadCmd: "capwrap read ID"}
+		se := Stream{Keeper: keeperOf(10000, in), ReadCmd: "capwrap read ID --stream stderr"}
+		notes := []string{timeout, drain, strings.Repeat("n", 7000)}
+		text, _, _ := Render(so, se, Options{Failed: failed, Notes: notes})
+		want := timeout + "\n" + drain + "\n" + strings.Repeat("n", 7000) + "\n"
+		if !strings.HasSuffix(string(text), "\n"+want) {
+			t.Errorf("failed=%v: the notes do not end the text: %q", failed, abbrev(string(text)))
+		}
+		if len(text) > DefaultMaxBytes {
+			t.Errorf("failed=%v: %d bytes printed > %d", failed, len(text), DefaultMaxBytes)
+		}
+		without, _, _ := Render(so, se, Options{Failed: failed})
+		if len(without) <= DefaultMaxBytes-len(want) {
+			t.Fatalf("failed=%v: the ceiling does not bind", failed)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,6 +25,10 @@ const (
 	gitignoreName = ".gitignore"
 	lockName      = ".lock" // quota ledger lock (flock) and ledger cache
 	tmpDirPrefix  = ".tmp-" // capture directories being set up
+	// warnedModeName holds the mode of the directory that Open last
+	// warned about (group or others have access), "0755\n": the warning
+	// is said once per directory and mode, not before every result.
+	warnedModeName = ".warned-mode"
 )
 
 // Locate returns the tool-outputs directory path (SPEC §4): flagDir when
@@ -90,7 +95,9 @@ func (e errUnusable) Unwrap() error { return e.err }
 //
 // A missing directory is created 0700, whatever the umask, with a .gitignore
 // containing "*"; missing parents are created too. An existing directory is
-// used as it is, with a warning when group or others have any access. Open
+// used as it is, with a warning when group or others have any access: once
+// for that mode (remembered in the directory's .warned-mode), again when
+// the mode changes or has been private since. Open
 // returns an error, and the caller exits 125, when path is a symbolic link,
 // is not a directory, is owned by another user (root may use a chosen one,
 // with a warning), or cannot be written. When
@@ -202,7 +209,9 @@ func openDir(path string, refuseForeignParent bool) (*Dir, []string, error) {
 		if err := root.Chmod(".", 0o700); err != nil {
 			return nil, nil, err
 		}
-	} else if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+	} else if perm := fi.Mode().Perm(); perm&0o077 == 0 {
+		root.Remove(warnedModeName) // private now: a later change warns again
+	} else if !warnedAbout(root, perm) {
 		warns = append(warns, fmt.Sprintf("tool-outputs directory %s is accessible by group or others (mode %#o); run chmod 700 %s", path, perm, path))
 	}
 	if d.dirf, err = root.Open("."); err != nil {
@@ -219,6 +228,41 @@ func openDir(path string, refuseForeignParent bool) (*Dir, []string, error) {
 	}
 	ok = true
 	return d, warns, nil
+}
+
+// warnedAbout reports whether the directory's .warned-mode says that its
+// mode perm was warned about already; when not, it records perm there for
+// the next Open. The file is read only if it is a regular one (a FIFO
+// planted in a directory that others may write to does not block), and
+// replaced by a new file, never written through. Failing to record is
+// not an error: the warning is then said again next time.
+func warnedAbout(root *os.Root, perm fs.FileMode) bool {
+	want := fmt.Sprintf("%#o\n", perm)
+	if f, err := root.OpenFile(warnedModeName, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0); err == nil {
+		b := make([]byte, 16)
+		fi, err := f.Stat()
+		n := 0
+		if err == nil && fi.Mode().IsRegular() {
+			n, _ = io.ReadFull(f, b)
+		}
+		f.Close()
+		if string(b[:n]) == want {
+			return true
+		}
+	}
+	root.Remove(warnedModeName)
+	f, err := root.OpenFile(warnedModeName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return false
+	}
+	_, err = f.WriteString(want)
+	if err == nil {
+		err = f.Chmod(0o600) // whatever the umask
+	}
+	if err2 := f.Close(); err != nil || err2 != nil {
+		root.Remove(warnedModeName)
+	}
+	return false
 }
 
 func ownerOf(fi fs.FileInfo) int {
@@ -312,6 +356,28 @@ func (d *Dir) Abs() string { return d.abs }
 // same place would look in the default location, so it must be given this
 // directory (--dir).
 func (d *Dir) Fallback() bool { return d.fallback }
+
+// ReadArg is the --dir a later `capwrap read` (or wait, stop...) needs to
+// find this directory from any working directory: "" when CAPWRAP_DIR
+// (read with getenv) names it by an absolute path, which the caller's
+// later commands inherit; else its absolute path (the default
+// ./tool-outputs, a relative --dir, or the fallback all depend on where
+// capwrap ran).
+func (d *Dir) ReadArg(getenv func(string) string) string {
+	if d.fallback {
+		return d.abs
+	}
+	return ReadArgFor(d.abs, getenv)
+}
+
+// ReadArgFor is [Dir.ReadArg] of the tool-outputs directory at the
+// absolute path abs (a receipt's abs_dir's parent), when it is not open.
+func ReadArgFor(abs string, getenv func(string) string) string {
+	if env := getenv(EnvDir); filepath.IsAbs(env) && filepath.Clean(env) == abs {
+		return ""
+	}
+	return abs
+}
 
 // Root returns the os.Root through which every file of the directory is
 // reached. It is closed by [Dir.Close].

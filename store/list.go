@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -85,13 +86,26 @@ func (e Entry) ProcessStatus() (state string, code *int, signal *string) {
 	return p.State, p.ExitCode, p.Signal
 }
 
-// StartedAt is the time in e's ID: UTC, to the second. It is the zero
-// time when e.ID is not a capture ID.
+// StartedAt is when capture e started: its receipt's started_at (final or
+// live), to the nanosecond, when it has a readable one; else the time in
+// its ID, UTC, to the second (a capture in its first 25 ms has no receipt
+// yet). It is the zero time when neither says.
 func (e Entry) StartedAt() time.Time {
-	if len(e.ID) < 16 {
+	if e.Receipt != nil && e.Receipt.StartedAt != nil {
+		if t, err := time.Parse(time.RFC3339Nano, *e.Receipt.StartedAt); err == nil {
+			return t
+		}
+	}
+	return idTime(e.ID)
+}
+
+// idTime is the time in a capture ID: UTC, to the second; the zero time
+// when id is not one.
+func idTime(id string) time.Time {
+	if len(id) < 16 {
 		return time.Time{}
 	}
-	t, _ := time.Parse("20060102T150405Z", e.ID[:16])
+	t, _ := time.Parse("20060102T150405Z", id[:16])
 	return t
 }
 
@@ -120,7 +134,10 @@ func (d *Dir) EndedAt(e Entry, now time.Time) time.Time {
 	return t
 }
 
-// List returns the captures in the directory, newest first (SPEC §8).
+// List returns the captures in the directory, newest first by start time
+// ([Entry.StartedAt]), the greater ID first among those that started at
+// the same time (SPEC §8). Not by ID alone: an ID carries whole seconds,
+// and its random rest orders the captures of one second at random.
 // Names that are not capture IDs are ignored. An unreadable receipt is
 // reported in the Entry, not as an error; the error is for the directory
 // itself.
@@ -137,7 +154,23 @@ func (d *Dir) List() ([]Entry, error) {
 		}
 		entries = append(entries, e)
 	}
+	sortNewestFirst(entries)
 	return entries, nil
+}
+
+// sortNewestFirst orders entries by start time, newest first, and by ID,
+// greatest first, among equal start times.
+func sortNewestFirst(entries []Entry) {
+	starts := make(map[string]time.Time, len(entries))
+	for _, e := range entries {
+		starts[e.ID] = e.StartedAt()
+	}
+	slices.SortFunc(entries, func(a, b Entry) int {
+		if c := starts[b.ID].Compare(starts[a.ID]); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
 }
 
 // Entry describes the capture id (a full ID, see Lookup); the error is
@@ -178,7 +211,7 @@ func (d *Dir) fileEntry(id, stream string) FileEntry {
 	return FileEntry{Path: filepath.Join(d.path, id, name), Name: name, Size: fi.Size(), Live: name == stream+liveSuffix}
 }
 
-// ids returns the capture IDs in the directory, newest first.
+// ids returns the capture IDs in the directory, greatest first.
 func (d *Dir) ids() ([]string, error) {
 	f, err := d.root.Open(".")
 	if err != nil {

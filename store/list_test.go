@@ -2,6 +2,9 @@ package store
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -91,5 +94,64 @@ func TestEndedAt(t *testing.T) {
 	e.ID = "20261130T030612Z-k3j4h5g6x2" // no such capture: no files, the start time
 	if got := d.EndedAt(e, now); !got.Equal(e.StartedAt()) {
 		t.Errorf("no files: EndedAt = %v, want the start %v", got, e.StartedAt())
+	}
+}
+
+// TestListNewestFirstByStart: List orders by start time, the receipt's
+// started_at (final or live) when it has one, else the ID's second; the
+// greater ID first among equal times (issue 15). Not by ID: within one
+// second, the IDs' random rest would order the captures at random.
+func TestListNewestFirstByStart(t *testing.T) {
+	d, _, err := Open(filepath.Join(t.TempDir(), "tool-outputs"), true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, c := range []struct {
+		id, file, started string // file "": no receipt
+	}{
+		{"20261130T030612Z-zzzzzzzzzz", receiptName, "2026-11-30T03:06:12.1Z"},
+		{"20261130T030612Z-aaaaaaaaaa", liveReceiptName, "2026-11-30T03:06:12.9Z"},
+		{"20261130T030612Z-mmmmmmmmmm", "", ""},
+		{"20261130T030612Z-bbbbbbbbbb", receiptName, "yesterday"}, // unreadable: the ID's time
+		{"20261130T030611Z-zzzzzzzzzz", receiptName, "2026-11-30T03:06:11.999999999Z"},
+		{"20261130T030610Z-aaaaaaaaaa", receiptName, "2026-11-30T03:06:10.5Z"},
+		{"20261130T030610Z-bbbbbbbbbb", receiptName, "2026-11-30T03:06:10.5Z"},
+	} {
+		dir := filepath.Join(d.Abs(), c.id)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if c.file == "" {
+			continue
+		}
+		rc := fmt.Sprintf(`{"schema":"capwrap.receipt/v1","started_at":%q,"process":{"state":"exited"},"capture":{"state":"complete"}}`, c.started)
+		if err := os.WriteFile(filepath.Join(dir, c.file), []byte(rc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.ID)
+	}
+	want := []string{
+		"20261130T030612Z-aaaaaaaaaa", // 12.9, a live receipt
+		"20261130T030612Z-zzzzzzzzzz", // 12.1
+		"20261130T030612Z-mmmmmmmmmm", // 12.0 from the ID; ties broken by ID
+		"20261130T030612Z-bbbbbbbbbb", // 12.0 from the ID
+		"20261130T030611Z-zzzzzzzzzz", // 11.999999999
+		"20261130T030610Z-bbbbbbbbbb", // 10.5, the greater ID first
+		"20261130T030610Z-aaaaaaaaaa",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("List order\n got %q\nwant %q", got, want)
+	}
+	e := entries[0]
+	if got, want := e.StartedAt(), time.Date(2026, 11, 30, 3, 6, 12, 9e8, time.UTC); !got.Equal(want) {
+		t.Errorf("StartedAt from the live receipt = %v, want %v", got, want)
 	}
 }

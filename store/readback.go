@@ -51,6 +51,10 @@ type ReadQuery struct {
 	// Max stops a Grep after this many matching lines; 0: no limit but
 	// Limit.
 	Max int
+	// Context, with Grep, prints lines around each match as grep's -B
+	// and -A do: "LINE-text", with "--" between groups that do not touch
+	// (see GrepContext). Limit bounds them too.
+	Context GrepContext
 	// Follow waits for new bytes of a running capture until it ends or
 	// Limit bytes were printed. It excludes Grep, Interleaved and a
 	// Lines range with an end.
@@ -80,8 +84,10 @@ func (q ReadQuery) check() error {
 	switch {
 	case q.Limit < 1:
 		return fmt.Errorf("read limit %d: must be at least 1 byte", q.Limit)
-	case q.Offset < 0 || q.Max < 0:
-		return errors.New("negative read offset or maximum")
+	case q.Offset < 0 || q.Max < 0 || q.Context.Before < 0 || q.Context.After < 0:
+		return errors.New("negative read offset, maximum or context")
+	case q.Context != (GrepContext{}) && q.Grep == nil:
+		return errors.New("a read takes context lines only with a grep")
 	case q.Lines != nil && q.Offset != 0:
 		return errors.New("a read takes an offset or lines, not both")
 	case q.Follow && (q.Grep != nil || q.Interleaved || (q.Lines != nil && q.Lines.B != 0)):
@@ -200,7 +206,7 @@ func (d *Dir) readStream(w *bufio.Writer, e Entry, q ReadQuery) (ReadStatus, err
 
 	switch {
 	case q.Grep != nil:
-		g, err := grepRange(w, f, lo, hi, firstLine, q.Grep, q.Max, q.Limit)
+		g, err := grepRange(w, f, lo, hi, firstLine, q.Grep, q.Max, q.Limit, q.Context)
 		st.NextOffset, st.Truncated, st.Matches = g.next, g.truncated, &g.matches
 		st.NextLine = &g.nextLine
 		return st, err
@@ -261,16 +267,35 @@ type grepResult struct {
 	truncated bool
 }
 
+// GrepContext is how many lines a grep prints around each match, as
+// grep's -B and -A: context lines read "LINE-text", and groups of lines
+// that do not touch are separated by a line "--".
+type GrepContext struct {
+	Before, After int
+}
+
 // grepper is the state of one grepRange.
 type grepper struct {
 	w          io.Writer
+	r          io.ReaderAt
 	re         *regexp.Regexp
 	maxMatches int
+	ctx        GrepContext
 	left       int64 // output budget, bytes
 	firstLine  int64 // as grepRange's
 	line       int64 // number of the line being searched
 	out        []byte
 	res        grepResult
+
+	// Context (ctx not zero).
+	startLine   int64   // the number of the line at lo
+	starts      []int64 // starts[l%len(starts)]: where line l begins, for the last ctx.Before+1 lines
+	printed     bool    // a line was printed
+	printedEnd  int64   // where the last line printed ends
+	printedLine int64   // the number of the line at printedEnd
+	afterUntil  int64   // the last line of the current after-context (0: none)
+	draining    bool    // maxMatches reached: only the after-context is left
+	buf         []byte  // to read a before-context back, grepBlock bytes
 }
 
 // grepRange prints, as "LINE:text", the lines of r's bytes [lo, hi) that
@@ -279,8 +304,22 @@ type grepper struct {
 // (0: no limit) or before a match that would take the output past limit
 // bytes (the first match is cut to fit). A line longer than grepBlock is
 // matched in grepBlock pieces, each printed with the line's number.
-func grepRange(w io.Writer, r io.ReaderAt, lo, hi, firstLine int64, re *regexp.Regexp, maxMatches int, limit int64) (grepResult, error) {
-	g := grepper{w: w, re: re, maxMatches: maxMatches, left: limit, firstLine: firstLine, line: max(firstLine, 1)}
+//
+// With ctx, each match comes with up to ctx.Before lines before it and
+// ctx.After lines after it, printed as "LINE-text" (not searched for
+// once maxMatches is reached), groups that overlap or touch merged, and
+// "--" between the others. A group that does not fit in limit whole is
+// left for the next read (next is where it starts), except the first:
+// that one is printed without its before-context. The before-context is
+// read back from r when a match needs it: memory is 8 bytes per line of
+// ctx.Before.
+func grepRange(w io.Writer, r io.ReaderAt, lo, hi, firstLine int64, re *regexp.Regexp, maxMatches int, limit int64, ctx GrepContext) (grepResult, error) {
+	g := grepper{w: w, r: r, re: re, maxMatches: maxMatches, ctx: ctx, left: limit, firstLine: firstLine, line: max(firstLine, 1)}
+	g.startLine, g.printedEnd, g.printedLine = g.line, lo, g.line
+	if ctx.Before > 0 {
+		g.starts = make([]int64, ctx.Before+1)
+		g.starts[g.line%int64(len(g.starts))] = lo
+	}
 	br := bufio.NewReaderSize(io.NewSectionReader(r, lo, hi-lo), grepBlock)
 	pos := lo
 	for {
@@ -307,46 +346,188 @@ func grepRange(w io.Writer, r io.ReaderAt, lo, hi, firstLine int64, re *regexp.R
 
 // segment searches seg, bytes [start, end) of the range that ends at hi:
 // a whole line with its newline, or a grepBlock piece of a longer one. It
-// prints seg when it matches; done says the search stops here.
+// prints seg when it matches or is after-context; done says the search
+// stops here.
 func (g *grepper) segment(seg []byte, start, end, hi int64) (done bool, err error) {
 	complete := seg[len(seg)-1] == '\n'
 	text := seg
 	if complete {
 		text = seg[:len(seg)-1]
 	}
-	if g.re.Match(text) {
-		g.out = strconv.AppendInt(g.out[:0], g.line, 10)
-		g.out = append(g.out, ':')
-		g.out = append(g.out, text...)
-		g.out = append(g.out, '\n')
-		if int64(len(g.out)) > g.left {
-			first := g.res.matches == 0
-			g.res.next, g.res.truncated = start, true
-			if first {
-				g.w.Write(g.out[:g.left]) // a write error comes back from the flush
-				g.res.next = end
-			}
-			g.res.nextLine = lineAt(g.firstLine, g.line, complete && first)
-			return true, nil
-		}
-		if _, err := g.w.Write(g.out); err != nil {
+	switch {
+	case !g.draining && g.re.Match(text):
+		if done, err := g.match(text, start, end, hi, complete); done || err != nil {
 			return true, err
 		}
-		g.left -= int64(len(g.out))
-		g.res.matches++
-		if g.maxMatches > 0 && g.res.matches >= g.maxMatches {
-			if complete {
-				g.line++
-			}
-			g.res.next, g.res.truncated = end, end < hi
+	case g.afterUntil > 0 && g.line <= g.afterUntil:
+		if fits, err := g.emit('-', g.line, text, end, complete); err != nil || !fits {
+			g.res.next, g.res.truncated = start, true
 			g.res.nextLine = lineAt(g.firstLine, g.line, false)
-			return true, nil
+			return true, err
 		}
+	case g.draining:
+		g.res.next, g.res.truncated = start, true
+		g.res.nextLine = lineAt(g.firstLine, g.line, false)
+		return true, nil
 	}
 	if complete {
 		g.line++
+		if g.starts != nil {
+			g.starts[g.line%int64(len(g.starts))] = end
+		}
 	}
 	return false, nil
+}
+
+// match prints the matching segment text, bytes [start, end), with its
+// before-context, or says where the next read starts.
+func (g *grepper) match(text []byte, start, end, hi int64, complete bool) (done bool, err error) {
+	// The before-context: the lines since the last one printed, at most
+	// ctx.Before of them (and the pieces of this line before this one).
+	cs, csLine := start, g.line
+	if g.ctx.Before > 0 {
+		l := max(g.line-int64(g.ctx.Before), g.startLine)
+		cs, csLine = g.starts[l%int64(len(g.starts))], l
+		if cs < g.printedEnd {
+			cs, csLine = g.printedEnd, g.printedLine
+		}
+	}
+	sep := g.printed && cs > g.printedEnd && (g.ctx.Before > 0 || g.ctx.After > 0)
+	need := lineSize(g.line, text)
+	if sep {
+		need += int64(len(groupSeparator))
+	}
+	if cs < start && need <= g.left {
+		n, err := g.context(cs, start, csLine, g.left-need, false)
+		if err != nil {
+			return true, err
+		}
+		need += n
+	}
+	if need > g.left {
+		if g.res.matches > 0 {
+			g.res.next, g.res.truncated = cs, true
+			g.res.nextLine = lineAt(g.firstLine, csLine, false)
+			return true, nil
+		}
+		// The first match: without its context, cut to fit if it alone
+		// is too long.
+		sep, cs = false, start
+		if size := lineSize(g.line, text); size > g.left {
+			g.out = appendLine(g.out[:0], g.line, ':', text)
+			g.w.Write(g.out[:g.left]) // a write error comes back from the flush
+			g.res.next, g.res.truncated = end, true
+			g.res.nextLine = lineAt(g.firstLine, g.line, complete)
+			return true, nil
+		}
+	}
+	if sep {
+		if _, err := io.WriteString(g.w, groupSeparator); err != nil {
+			return true, err
+		}
+		g.left -= int64(len(groupSeparator))
+	}
+	if cs < start {
+		if _, err := g.context(cs, start, csLine, g.left, true); err != nil {
+			return true, err
+		}
+	}
+	if _, err := g.emit(':', g.line, text, end, complete); err != nil {
+		return true, err
+	}
+	g.res.matches++
+	if g.ctx.After > 0 {
+		g.afterUntil = g.line + int64(g.ctx.After)
+	}
+	if g.maxMatches > 0 && g.res.matches >= g.maxMatches {
+		if g.ctx.After > 0 {
+			g.draining = true // the after-context still
+			return false, nil
+		}
+		if complete {
+			g.line++
+		}
+		g.res.next, g.res.truncated = end, end < hi
+		g.res.nextLine = lineAt(g.firstLine, g.line, false)
+		return true, nil
+	}
+	return false, nil
+}
+
+// groupSeparator is printed between groups of lines that do not touch.
+const groupSeparator = "--\n"
+
+// context reads r's bytes [a, b) back, lines (or grepBlock pieces) from
+// line number line on, and prints them as context, or with print false
+// only counts the bytes that would take, stopping once past most. The
+// caller has checked that printed they fit.
+func (g *grepper) context(a, b, line int64, most int64, print bool) (int64, error) {
+	if g.buf == nil {
+		g.buf = make([]byte, grepBlock)
+	}
+	var n int64
+	for pos := a; pos < b && n <= most; {
+		k := min(int64(len(g.buf)), b-pos)
+		if err := readBlock(g.r, g.buf[:k], pos); err != nil {
+			return n, err
+		}
+		seg := g.buf[:k]
+		if i := bytes.IndexByte(seg, '\n'); i >= 0 {
+			seg = seg[:i+1]
+		}
+		pos += int64(len(seg))
+		complete := seg[len(seg)-1] == '\n'
+		text := seg
+		if complete {
+			text = seg[:len(seg)-1]
+		}
+		n += lineSize(line, text)
+		if print {
+			if _, err := g.emit('-', line, text, pos, complete); err != nil {
+				return n, err
+			}
+		}
+		if complete {
+			line++
+		}
+	}
+	return n, nil
+}
+
+// emit prints text, line number line, as "LINE:text" (kind ':') or
+// "LINE-text" (kind '-'), when it fits in what is left of the output;
+// end is where its bytes end in r.
+func (g *grepper) emit(kind byte, line int64, text []byte, end int64, complete bool) (fits bool, err error) {
+	g.out = appendLine(g.out[:0], line, kind, text)
+	if int64(len(g.out)) > g.left {
+		return false, nil
+	}
+	if _, err := g.w.Write(g.out); err != nil {
+		return false, err
+	}
+	g.left -= int64(len(g.out))
+	g.printed, g.printedEnd, g.printedLine = true, end, line
+	if complete {
+		g.printedLine++
+	}
+	return true, nil
+}
+
+// appendLine appends "LINE" kind "text\n" to b.
+func appendLine(b []byte, line int64, kind byte, text []byte) []byte {
+	b = strconv.AppendInt(b, line, 10)
+	b = append(b, kind)
+	b = append(b, text...)
+	return append(b, '\n')
+}
+
+// lineSize is the length of appendLine's line, in bytes.
+func lineSize(line int64, text []byte) int64 {
+	digits := int64(1)
+	for n := line; n >= 10; n /= 10 {
+		digits++
+	}
+	return digits + 1 + int64(len(text)) + 1
 }
 
 // lineAt is the line number to report, 0 when the numbering is relative.

@@ -90,13 +90,77 @@ func TestGrepRange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		res, err := grepRange(&out, strings.NewReader(tt.content), tt.lo, tt.hi, tt.firstLine, regexp.MustCompile(tt.re), tt.max, tt.limit)
+		res, err := grepRange(&out, strings.NewReader(tt.content), tt.lo, tt.hi, tt.firstLine, regexp.MustCompile(tt.re), tt.max, tt.limit, GrepContext{})
 		if err != nil || out.String() != tt.want || res != tt.res {
 			got := out.String()
 			if len(got) > 80 {
 				got = fmt.Sprintf("%d bytes", len(got))
 			}
 			t.Errorf("%s: grepRange = %s, %+v, %v; want %+v", tt.name, got, res, err, tt.res)
+		}
+	}
+}
+
+// TestGrepRangeContext: -B/-A/-C as grep prints them: matches "LINE:text",
+// context "LINE-text", "--" between groups that do not touch, overlapping
+// or touching groups merged, all within the limit; a group that does not
+// fit is left whole for the next read, except the first, which goes
+// without its context (issue 15).
+func TestGrepRangeContext(t *testing.T) {
+	// Lines 1..13; X at 3, 9 and 11. Line 5 starts at 9, 7 at 13, 8 at 15.
+	const c = "a\nb\nX1\nc\nd\ne\nf\ng\nX2\nh\nX3\ni\nj\n"
+	long := strings.Repeat("z", grepBlock+10)
+	tests := []struct {
+		name          string
+		content       string
+		lo, firstLine int64
+		ctx           GrepContext
+		max           int
+		limit         int64
+		want          string
+		res           grepResult
+	}{
+		{"-C1", c, 0, 1, GrepContext{1, 1}, 0, 1000,
+			"2-b\n3:X1\n4-c\n--\n8-g\n9:X2\n10-h\n11:X3\n12-i\n", grepResult{29, 14, 3, false}},
+		{"-B2", c, 0, 1, GrepContext{2, 0}, 0, 1000,
+			"1-a\n2-b\n3:X1\n--\n7-f\n8-g\n9:X2\n10-h\n11:X3\n", grepResult{29, 14, 3, false}},
+		{"-A2", c, 0, 1, GrepContext{0, 2}, 0, 1000,
+			"3:X1\n4-c\n5-d\n--\n9:X2\n10-h\n11:X3\n12-i\n13-j\n", grepResult{29, 14, 3, false}},
+		{"-C3: groups that touch merge", c, 0, 1, GrepContext{3, 3}, 0, 1000,
+			"1-a\n2-b\n3:X1\n4-c\n5-d\n6-e\n7-f\n8-g\n9:X2\n10-h\n11:X3\n12-i\n13-j\n", grepResult{29, 14, 3, false}},
+		{"--max 1 -A1: the after-context still", c, 0, 1, GrepContext{0, 1}, 1, 1000,
+			"3:X1\n4-c\n", grepResult{9, 5, 1, true}},
+		{"--max 1 -B1", c, 0, 1, GrepContext{1, 0}, 1, 1000,
+			"2-b\n3:X1\n", grepResult{7, 4, 1, true}},
+		{"a group that does not fit is left whole", c, 0, 1, GrepContext{1, 1}, 0, 20,
+			"2-b\n3:X1\n4-c\n", grepResult{15, 8, 1, true}},
+		{"after-context cut at the limit", c, 0, 1, GrepContext{0, 2}, 0, 12,
+			"3:X1\n4-c\n", grepResult{9, 5, 1, true}},
+		{"the first match without its context", c, 0, 1, GrepContext{2, 0}, 0, 6,
+			"3:X1\n", grepResult{13, 7, 1, true}},
+		{"the first match cut", c, 0, 1, GrepContext{2, 2}, 0, 3,
+			"3:X", grepResult{7, 4, 0, true}},
+		{"no context before the range", c, 4, 3, GrepContext{2, 0}, 0, 1000,
+			"3:X1\n--\n7-f\n8-g\n9:X2\n10-h\n11:X3\n", grepResult{29, 14, 3, false}},
+		{"relative numbers", c, 13, 0, GrepContext{1, 1}, 0, 1000,
+			"2-g\n3:X2\n4-h\n5:X3\n6-i\n", grepResult{29, 0, 2, false}},
+		{"a long line as context, in pieces", long + "\nX\n", 0, 1, GrepContext{1, 0}, 0, 3 * grepBlock,
+			"1-" + long[:grepBlock] + "\n1-" + long[grepBlock:] + "\n2:X\n", grepResult{int64(len(long)) + 3, 3, 1, false}},
+		{"the pieces of the match line before it", long + "X\nb\n", 0, 1, GrepContext{1, 1}, 0, 3 * grepBlock,
+			"1-" + long[:grepBlock] + "\n1:" + long[grepBlock:] + "X\n2-b\n", grepResult{int64(len(long)) + 4, 3, 1, false}},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		res, err := grepRange(&out, strings.NewReader(tt.content), tt.lo, int64(len(tt.content)), tt.firstLine, regexp.MustCompile("X"), tt.max, tt.limit, tt.ctx)
+		if err != nil || out.String() != tt.want || res != tt.res {
+			got, want := out.String(), tt.want
+			if len(got) > 200 || len(want) > 200 {
+				got, want = fmt.Sprintf("%d bytes", len(got)), fmt.Sprintf("%d bytes", len(want))
+			}
+			t.Errorf("%s: grepRange = %q, %+v, %v; want %q, %+v", tt.name, got, res, err, want, tt.res)
+		}
+		if int64(out.Len()) > tt.limit {
+			t.Errorf("%s: printed %d bytes, limit %d", tt.name, out.Len(), tt.limit)
 		}
 	}
 }
@@ -272,12 +336,19 @@ func TestRead(t *testing.T) {
 	if err != nil || out.String() != "1:one\n2:two\n" || st.Matches == nil || *st.Matches != 2 || *st.NextLine != 3 || !st.Truncated {
 		t.Errorf("grep: got %q, %+v, %v", out.String(), st, err)
 	}
+	out.Reset()
+	st, err = d.Read(&out, e, ReadQuery{Stream: Stdout, Grep: regexp.MustCompile("^f"), Context: GrepContext{Before: 1, After: 1}, Limit: 100})
+	if err != nil || out.String() != "3-three\n4:four\n" || *st.Matches != 1 || *st.NextLine != 5 || st.Truncated {
+		t.Errorf("grep with context: got %q, %+v, %v", out.String(), st, err)
+	}
 	for _, q := range []ReadQuery{
 		{Stream: Stdout},
 		{Stream: Stdout, Limit: 10, Offset: 1, Lines: lines(1, 2)},
 		{Stream: Stdout, Limit: 10, Follow: true, Grep: regexp.MustCompile("x")},
 		{Interleaved: true, Limit: 10, Lines: lines(1, 2)},
 		{Stream: "stdin", Limit: 10},
+		{Stream: Stdout, Limit: 10, Context: GrepContext{After: 1}},
+		{Stream: Stdout, Limit: 10, Grep: regexp.MustCompile("x"), Context: GrepContext{Before: -1}},
 	} {
 		if _, err := d.Read(io.Discard, e, q); err == nil {
 			t.Errorf("Read(%+v) accepted", q)

@@ -129,8 +129,9 @@ func (r *Receipt) MarshalPretty() ([]byte, error) {
 // FooterPrefix starts the last line capwrap prints in preview and quiet modes.
 const FooterPrefix = "capwrap-receipt "
 
-// compactFooter is the short footer of a compact success (SPEC §7): keys
-// that are null, empty or the default are left out.
+// compactFooter is the footer of a compact success (SPEC §7): exit
+// status, exit code and capture state, which a reader completes with the
+// schema's defaults; under 100 bytes.
 type compactFooter struct {
 	ExitStatus *int `json:"exit_status"`
 	Process    struct {
@@ -141,19 +142,80 @@ type compactFooter struct {
 	} `json:"capture"`
 }
 
+// shortFooter is the short form of every other footer (SPEC §7): what a
+// caller acts on, the rest left to receipt.json. A key left out means "see
+// receipt.json"; the key names and nesting are the schema's.
+type shortFooter struct {
+	ID         *string       `json:"id,omitempty"`
+	Dir        *string       `json:"dir,omitempty"`
+	ExitStatus *int          `json:"exit_status"`
+	Process    shortProcess  `json:"process"`
+	Capture    shortCapture  `json:"capture"`
+	Redaction  *shortRedact  `json:"redaction,omitempty"`
+	Streams    *shortStreams `json:"streams,omitempty"`
+}
+
+type shortProcess struct {
+	State    string  `json:"state"`
+	PID      *int    `json:"pid,omitempty"` // while running
+	ExitCode *int    `json:"exit_code,omitempty"`
+	Signal   *string `json:"signal,omitempty"`
+	Reason   *string `json:"reason,omitempty"`
+}
+
+type shortCapture struct {
+	State  string  `json:"state"`
+	Reason *string `json:"reason,omitempty"`
+	Error  *string `json:"error,omitempty"`
+}
+
+type shortRedact struct {
+	Enabled  *bool `json:"enabled,omitempty"` // only when false
+	Replaced int64 `json:"replaced,omitempty"`
+}
+
+type shortStreams struct {
+	Stdout *shortStream `json:"stdout,omitempty"`
+	Stderr *shortStream `json:"stderr,omitempty"`
+}
+
+type shortStream struct {
+	ObservedBytes  *int64        `json:"observed_bytes,omitempty"`
+	CommittedBytes *int64        `json:"committed_bytes,omitempty"` // only when not all observed were committed
+	Lines          *int64        `json:"lines,omitempty"`
+	Preview        *shortPreview `json:"preview,omitempty"` // only when cut
+}
+
+// shortPreview says the preview cut the stream; how much it left out is
+// in the preview's omission marker and in receipt.json.
+type shortPreview struct {
+	State string `json:"state"`
+}
+
 // Footer returns the one-line footer "capwrap-receipt {JSON}\n" (SPEC §7),
-// with no newline inside the JSON. When compact is true (a compact success:
+// with no newline inside the JSON. With compact (a compact success:
 // everything shown, exit 0, nothing kept) only exit_status,
-// process.exit_code and capture.state are written, which a reader completes
-// with the schema's defaults; that line is under 100 bytes.
+// process.exit_code and capture.state are written, under 100 bytes. Else
+// it is the short form: id, dir, exit_status, the process's state, pid
+// while running, exit code, signal and reason, the capture's state, reason
+// and error, redaction when it is off or replaced something, and per stream
+// that is not empty its observed bytes (committed bytes too when fewer
+// reached the file), lines and, when the preview cut it, preview.state
+// truncated (how much it left out is in the omission marker). The command label, abs_dir, file paths,
+// sha256, timestamps and per-stream redaction counts are left to
+// receipt.json. A failing run's footer with both streams cut is under 400
+// bytes when dir is (the tool-outputs directory's path is the one part of
+// it whose length capwrap does not choose).
 func (r *Receipt) Footer(compact bool) ([]byte, error) {
-	var v any = r
+	var v any
 	if compact {
 		var f compactFooter
 		f.ExitStatus = r.ExitStatus
 		f.Process.ExitCode = r.Process.ExitCode
 		f.Capture.State = r.Capture.State
 		v = &f
+	} else {
+		v = r.short()
 	}
 	var buf bytes.Buffer
 	buf.WriteString(FooterPrefix)
@@ -163,4 +225,45 @@ func (r *Receipt) Footer(compact bool) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// short is the receipt's short footer.
+func (r *Receipt) short() *shortFooter {
+	f := &shortFooter{ID: r.ID, Dir: r.Dir, ExitStatus: r.ExitStatus}
+	p := r.Process
+	f.Process = shortProcess{State: p.State, ExitCode: p.ExitCode, Signal: p.Signal, Reason: p.Reason}
+	if p.State == ProcessRunning {
+		f.Process.PID = p.PID
+	}
+	f.Capture = shortCapture{State: r.Capture.State, Reason: r.Capture.Reason, Error: r.Capture.Error}
+	if !r.Redaction.Enabled || r.Redaction.Replaced > 0 {
+		f.Redaction = &shortRedact{Replaced: r.Redaction.Replaced}
+		if !r.Redaction.Enabled {
+			f.Redaction.Enabled = new(bool)
+		}
+	}
+	out, errs := r.Streams.Stdout.short(), r.Streams.Stderr.short()
+	if out != nil || errs != nil {
+		f.Streams = &shortStreams{Stdout: out, Stderr: errs}
+	}
+	return f
+}
+
+// short is a stream's part of the short footer, nil when there is nothing
+// to say (empty, nothing lost, nothing cut).
+func (s *Stream) short() *shortStream {
+	var ss shortStream
+	if s.ObservedBytes != nil && *s.ObservedBytes > 0 {
+		ss.ObservedBytes, ss.Lines = s.ObservedBytes, s.Lines
+	}
+	if s.CommittedBytes != nil && (s.ObservedBytes == nil || *s.ObservedBytes != *s.CommittedBytes) {
+		ss.CommittedBytes, ss.Lines = s.CommittedBytes, s.Lines
+	}
+	if pv := s.Preview; pv != nil && pv.State != "complete" {
+		ss.Preview = &shortPreview{State: pv.State}
+	}
+	if ss == (shortStream{}) {
+		return nil
+	}
+	return &ss
 }

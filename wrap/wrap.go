@@ -13,6 +13,7 @@ package wrap
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -160,6 +161,17 @@ type Config struct {
 	// OnStart, when set, is called once the child runs, with its PID,
 	// before any of its output is read.
 	OnStart func(pid int)
+	// StdoutMark, when set, names an environment variable the child gets,
+	// set to the identity (device:inode) of the pipe or pty that is its
+	// stdout: a program below can tell whether its own stdout is still
+	// that one (a nested capwrap, SPEC §1). Unused with Inherit.
+	StdoutMark string
+	// Inherit gives the child capwrap's own stdout and stderr instead of
+	// pipes (Stdout, Stderr and PTY unused, nothing to drain): for a
+	// nested capwrap, which captures its command itself (SPEC §1), while
+	// this one still enforces the timeout, forwards signals and keeps the
+	// watchdog.
+	Inherit bool
 	// Watchdog, when set, is armed with the child's process group as soon
 	// as it runs, and disarmed when Run returns (see Watchdog).
 	Watchdog *Watchdog
@@ -252,8 +264,8 @@ type child struct {
 	cfg     Config
 	res     Result // being built; Run returns it
 	cmd     *exec.Cmd
-	pid     int // the child's PID and process group ID; 0 until it runs
-	streams [2]*stream
+	pid     int            // the child's PID and process group ID; 0 until it runs
+	streams []*stream      // stdout's, stderr's; none with Inherit
 	sigs    chan os.Signal // ForwardedSignals, caught from before the spawn
 
 	drained chan struct{}           // closed when both pumps have returned
@@ -318,12 +330,23 @@ func (c *child) start() error {
 	if cmd.Err != nil {
 		return cmd.Err
 	}
-	streams, err := openStreams(c.cfg)
-	if err != nil {
-		return err
+	var streams []*stream
+	if c.cfg.Inherit {
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	} else {
+		ss, err := openStreams(c.cfg)
+		if err != nil {
+			return err
+		}
+		streams = ss[:]
+		cmd.Stdout, cmd.Stderr = ss[0].w, ss[1].w
+		if c.cfg.StdoutMark != "" {
+			if cmd.Env == nil {
+				cmd.Env = os.Environ()
+			}
+			cmd.Env = append(withoutVar(cmd.Env, c.cfg.StdoutMark), c.cfg.StdoutMark+"="+FileID(ss[0].w))
+		}
 	}
-	out, errs := streams[0], streams[1]
-	cmd.Stdout, cmd.Stderr = out.w, errs.w
 
 	// Signals are caught before the spawn so none is lost in between;
 	// handled signals revert to their default in the child at exec,
@@ -331,12 +354,14 @@ func (c *child) start() error {
 	c.sigs = make(chan os.Signal, 16)
 	CatchForwarded(c.sigs)
 
-	err = cmd.Start()
-	out.w.Close()
-	errs.w.Close()
+	err := cmd.Start()
+	for _, s := range streams {
+		s.w.Close()
+	}
 	if err != nil {
-		out.r.Close()
-		errs.r.Close()
+		for _, s := range streams {
+			s.r.Close()
+		}
 		return err
 	}
 	c.cmd, c.streams, c.pid = cmd, streams, cmd.Process.Pid
@@ -472,12 +497,13 @@ func (c *child) drain() {
 // the state.
 func (c *child) complete() Result {
 	c.reapGroup()
-	out, errs := c.streams[0], c.streams[1]
-	out.r.Close()
-	errs.r.Close()
-	c.res.DrainTimedOut = out.cut || errs.cut
-	c.res.ObservedStdout = out.observed.Load()
-	c.res.ObservedStderr = errs.observed.Load()
+	var observed [2]int64
+	for i, s := range c.streams {
+		s.r.Close()
+		c.res.DrainTimedOut = c.res.DrainTimedOut || s.cut
+		observed[i] = s.observed.Load()
+	}
+	c.res.ObservedStdout, c.res.ObservedStderr = observed[0], observed[1]
 	c.res.setState(c.ws)
 	c.res.Ended = time.Now()
 	return c.res
@@ -594,7 +620,7 @@ func (r *Result) setState(ws syscall.WaitStatus) {
 // forward passes a signal on to the child's process group. A window-size
 // change is first copied to the ptys, so the child reads the new size when
 // SIGWINCH reaches it.
-func forward(pgid int, sig os.Signal, ptys bool, streams [2]*stream) {
+func forward(pgid int, sig os.Signal, ptys bool, streams []*stream) {
 	if ptys && sig == syscall.SIGWINCH {
 		ws := currentWinsize()
 		for _, s := range streams {
@@ -935,4 +961,30 @@ func openStreams(cfg Config) ([2]*stream, error) {
 		ss[i] = &stream{r: r, w: w, dst: dsts[i], pty: pty}
 	}
 	return ss, nil
+}
+
+// FileID is the identity of an open file as "device:inode", "" when it
+// cannot be had: two descriptors with the same FileID are the same pipe,
+// pty or file.
+func FileID(f *os.File) string {
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+}
+
+// withoutVar is env without NAME= entries.
+func withoutVar(env []string, name string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

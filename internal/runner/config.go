@@ -105,6 +105,9 @@ type Config struct {
 	// Strict is --strict (SPEC §3).
 	Strict bool
 
+	// PassThrough runs Argv, a nested capwrap, without capturing it
+	// (SPEC §1): see passThrough.
+	PassThrough bool
 	// Job, when set, makes this run a background job's supervisor
 	// (SPEC §10, see Job).
 	Job *Job

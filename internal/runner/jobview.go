@@ -100,6 +100,10 @@ func (v View) handBack(e store.Entry, text []byte, after time.Duration) error {
 	return out.Flush()
 }
 
+// handBackReserve is what a hand-back prints besides its preview, at most:
+// the line naming the commands and the running footer, in characters.
+const handBackReserve = 900
+
 // handBackLine names the commands that wait for, follow and stop job id.
 func handBackLine(id, dirArg string, after time.Duration) string {
 	cmd := "capwrap"
@@ -164,8 +168,11 @@ func (v View) previewSoFar(e store.Entry) ([]byte, error) {
 		}
 		streams[i] = preview.Stream{Keeper: k, Name: name, File: v.Dir.Path() + "/" + e.ID + "/" + name + ".live", ReadCmd: cmd}
 	}
+	// The hand-back's line and running footer come after it: together
+	// within the bound of a run's output (SPEC §5).
 	text, _, _ := preview.Render(streams[0], streams[1], preview.Options{StdoutChars: budget(v.StdoutChars),
-		StderrChars: budget(v.StderrChars), MaxBytes: max(1, v.PreviewBytes)})
+		StderrChars: budget(v.StderrChars), MaxBytes: max(1, v.PreviewBytes),
+		MaxChars: max(v.StdoutChars+v.StderrChars, maxPrinted) - handBackReserve})
 	return text, nil
 }
 

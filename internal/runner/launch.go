@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -86,10 +87,34 @@ func Launch(cfg Config, args []string, detach bool, after time.Duration) (int, s
 				}
 				handBack = time.After(max(0, after-time.Since(t0)))
 			case "released":
-				return handedBack(cfg, chooseMode(cfg.Mode, cfg.Stdout), started, after)
+				return handedBack(cfg, chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), started, after)
 			case "exit":
-				return exitLine(rest)
+				// The supervisor may still print (a hint after its
+				// run): its end of the link closes when it has.
+				status, sig := exitLine(rest)
+				waitEOF(lines, linger)
+				return status, sig
 			}
+		}
+	}
+}
+
+// linger bounds how long a launcher waits, once told the job's status, for
+// the supervisor to finish printing and close the link.
+const linger = 2 * time.Second
+
+// waitEOF drains lines until it is closed or d has passed.
+func waitEOF(lines <-chan string, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case _, ok := <-lines:
+			if !ok {
+				return
+			}
+		case <-t.C:
+			return
 		}
 	}
 }
@@ -141,7 +166,14 @@ func launched(cfg Config, rc *store.Receipt) (int, syscall.Signal) {
 	if rc.Process.PID != nil {
 		pid = *rc.Process.PID
 	}
-	cfg.Diag.Hintf("job %s runs in the background (pid %d): capwrap wait %s, capwrap read %s --follow, capwrap stop %s", id, pid, id, id, id)
+	dir := ""
+	if rc.AbsDir != nil {
+		if arg := store.ReadArgFor(filepath.Dir(*rc.AbsDir), cfg.Getenv); arg != "" {
+			dir = " --dir " + preview.ShellQuote(arg)
+		}
+	}
+	cfg.Diag.Hintf("job %s runs in the background (pid %d): capwrap%s wait %s, capwrap%s read %s --follow, capwrap%s stop %s",
+		id, pid, dir, id, dir, id, dir, id)
 	footer, _ := rc.Footer(false)
 	cfg.Stdout.Write(footer)
 	return 0, 0
@@ -158,7 +190,7 @@ func handedBack(cfg Config, mode Mode, rc *store.Receipt, after time.Duration) (
 		cfg.Diag.Errorf("the job has no capture to hand back")
 		return ExitUsage, 0
 	}
-	v := View{DirArg: cfg.Dir, StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
+	v := View{StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
 		PreviewBytes: cfg.PreviewBytes, Mode: mode, Stdout: cfg.Stdout, Stderr: cfg.Stderr, Diag: cfg.Diag,
 		Stall: cfg.Limits.StallTimeout}
 	e := store.Entry{ID: *rc.ID, Receipt: rc}
@@ -168,6 +200,7 @@ func handedBack(cfg Config, mode Mode, rc *store.Receipt, after time.Duration) (
 		if v.Dir, err = store.OpenExisting(filepath.Dir(*rc.Dir)); err != nil {
 			return
 		}
+		v.DirArg = v.Dir.ReadArg(cfg.Getenv)
 		if e, err = v.Dir.Entry(*rc.ID); err == nil && !e.Final && mode == ModePreview {
 			text, err = v.previewSoFar(e)
 		}
@@ -183,6 +216,9 @@ func handedBack(cfg Config, mode Mode, rc *store.Receipt, after time.Duration) (
 		return v.final(e)
 	default:
 		defer v.Dir.Close()
+	}
+	if v.Dir == nil && rc.AbsDir != nil {
+		v.DirArg = store.ReadArgFor(filepath.Dir(*rc.AbsDir), cfg.Getenv)
 	}
 	if f := cfg.ReceiptFile; f != "" {
 		if err := writeReceiptFile(f, e.Receipt, newGuard(v.Stall).stall); err != nil {

@@ -178,14 +178,16 @@ func (o *Outcome) Replaced() int64 {
 }
 
 // CompactSuccess is the --keep auto rule of SPEC §4: the child exited 0,
-// the capture is complete and the preview showed every byte, so the files
-// would add nothing. Only a rendered preview shows every byte.
+// the capture is complete and the preview showed every byte as it is, so
+// the files would add nothing. Only a rendered preview shows every byte.
 func (o *Outcome) CompactSuccess() bool {
 	if o.Failed() || o.CaptureState().State != store.StateComplete {
 		return false
 	}
 	for _, p := range o.Previews {
-		if p == nil || p.State != preview.StateComplete {
+		// An altered preview (frames collapsed, escapes removed...)
+		// did not show the bytes as they are: the file is worth keeping.
+		if p == nil || p.State != preview.StateComplete || p.Altered {
 			return false
 		}
 	}

@@ -265,8 +265,8 @@ func TestLiveReceipt(t *testing.T) {
 	}
 }
 
-// TestFooterForms: the compact success footer is the short form of SPEC §7
-// (under 100 bytes); any other is the full receipt on one line.
+// TestFooterForms: a compact success's footer is under 100 bytes; a kept
+// capture's is the short form of SPEC §7 (store's TestShortFooter).
 func TestFooterForms(t *testing.T) {
 	o := settled()
 	short, err := o.Receipt().Footer(o.CompactFooter())
@@ -277,8 +277,9 @@ func TestFooterForms(t *testing.T) {
 		t.Errorf("compact footer %q", short)
 	}
 	f := kept(settled())
-	full, _ := f.Receipt().Footer(f.CompactFooter())
-	if !strings.Contains(string(full), `"abs_dir"`) || strings.Count(string(full), "\n") != 1 {
-		t.Errorf("full footer %q", full)
+	short, _ = f.Receipt().Footer(f.CompactFooter())
+	if !strings.Contains(string(short), `"id":"20261130T030612Z-k3j4h5g6x2"`) || strings.Contains(string(short), `"abs_dir"`) ||
+		strings.Count(string(short), "\n") != 1 {
+		t.Errorf("short footer of a kept capture %q", short)
 	}
 }

@@ -44,16 +44,19 @@ func newPresenter(mode Mode, cfg Config) presenter {
 	return &footerPresenter{out: cfg.Stdout, preview: true, cfg: cfg}
 }
 
-// chooseMode resolves ModeAuto (SPEC §2): tee when stdout is a terminal,
-// else preview.
-func chooseMode(m Mode, stdout *os.File) Mode {
-	if m == ModeAuto {
-		if isatty.IsTerminal(stdout.Fd()) {
-			return ModeTee
-		}
-		return ModePreview
+// chooseMode resolves ModeAuto (SPEC §2): tee when a person is at a
+// terminal, i.e. stdout is one, or stdin and stderr both are (`capwrap
+// make | grep error`, `X=$(capwrap ...)` at a prompt: the stream is what
+// the pipe wants, not a preview); else preview (agents, CI; a harness whose
+// shell runs in a pty sets CAPWRAP_PREVIEW=1).
+func chooseMode(m Mode, stdin, stdout, stderr *os.File) Mode {
+	if m != ModeAuto {
+		return m
 	}
-	return m
+	if isatty.IsTerminal(stdout.Fd()) || (isatty.IsTerminal(stdin.Fd()) && isatty.IsTerminal(stderr.Fd())) {
+		return ModeTee
+	}
+	return ModePreview
 }
 
 // footerPresenter prints, after the run, the preview (preview mode) and
@@ -72,13 +75,38 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 		return
 	}
 	committed := [2]int64{o.Store.Stdout.Committed, o.Store.Stderr.Committed}
+	dirArg := p.cfg.Dir
+	if c != nil {
+		dirArg = c.Dir().ReadArg(p.cfg.Getenv)
+	}
 	var infos [2]preview.Info
 	p.text, infos[0], infos[1] = preview.Render(
 		p.stream(c, store.Stdout, keepers[0], committed[0]),
 		p.stream(c, store.Stderr, keepers[1], committed[1]),
 		preview.Options{StdoutChars: budget(p.cfg.StdoutChars), StderrChars: budget(p.cfg.StderrChars),
-			MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed()})
+			MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg, dirArg),
+			MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, maxPrinted) - footerBound(o, c)})
 	o.Previews = [2]*preview.Info{&infos[0], &infos[1]}
+}
+
+// maxPrinted is the most characters capwrap prints in preview mode with
+// the default budgets, preview, markers, notes and footer together (SPEC
+// §5): what fits the views of the harnesses that cut longer tool results.
+// Larger budgets raise it to their sum.
+const maxPrinted = 10000
+
+// footerBound is the longest the footer of o can be once the preview is
+// rendered: with the capture named and both streams cut.
+func footerBound(o *Outcome, c *store.Capture) int {
+	b := *o
+	b.Kept = c != nil
+	if c != nil {
+		b.Place = placeOf(c)
+	}
+	cut := preview.Info{State: preview.StateTruncated}
+	b.Previews = [2]*preview.Info{&cut, &cut}
+	footer, _ := b.Receipt().Footer(false)
+	return len(footer) + 1 // and the line end before it, when nothing else is printed
 }
 
 // stream names a stream's file and read-back command for the preview's
@@ -90,14 +118,7 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 func (p *footerPresenter) stream(c *store.Capture, name string, k *preview.Keeper, committed int64) preview.Stream {
 	st := preview.Stream{Keeper: k, Name: name}
 	if c != nil {
-		cmd, dir := "capwrap", p.cfg.Dir
-		if d := c.Dir(); dir == "" && d.Fallback() {
-			dir = d.Path()
-		}
-		if dir != "" {
-			cmd += " --dir " + preview.ShellQuote(dir)
-		}
-		cmd += " read " + c.ID()
+		cmd := verbCommand(c.Dir().ReadArg(p.cfg.Getenv), "read") + " " + c.ID()
 		if name == store.Stderr {
 			cmd += " --stream stderr"
 		}
@@ -113,6 +134,12 @@ func (p *footerPresenter) present(o *Outcome) error {
 	footer, _ := o.Receipt().Footer(o.CompactFooter())
 	out := bufio.NewWriterSize(p.out, 32<<10)
 	out.Write(p.text)
+	if len(p.text) == 0 {
+		// Nothing before it: the footer still starts a line of its own,
+		// after whatever the caller printed in front of capwrap's output
+		// (a harness's "Output: ") (SPEC §7).
+		out.WriteByte('\n')
+	}
 	out.Write(footer)
 	if err := out.Flush(); err != nil && !errors.Is(err, syscall.EPIPE) {
 		return fmt.Errorf("%w: %v", errPreview, err)

@@ -29,6 +29,9 @@ const liveReceiptDelay = 25 * time.Millisecond
 // after re-raising o.Reraise() when that is not 0.
 func Run(cfg Config) *Outcome {
 	defer catchWriteSignals()()
+	if cfg.PassThrough {
+		return passThrough(cfg)
+	}
 	r, err := prepare(cfg)
 	if err != nil {
 		return &Outcome{Refused: err}
@@ -41,6 +44,46 @@ func Run(cfg Config) *Outcome {
 	r.publish()
 	r.closeOutputIfHung()
 	return &r.out
+}
+
+// passThrough runs a nested capwrap (SPEC §1: not captured twice) with
+// capwrap's own stdout and stderr: the inner capwrap captures, previews and
+// prints its receipt; this one only enforces --timeout, forwards signals,
+// keeps the watchdog and exits with the inner one's status.
+func passThrough(cfg Config) *Outcome {
+	wd, err := wrap.StartWatchdog(cfg.KillAfter)
+	if err != nil {
+		cfg.Diag.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
+	}
+	terminal := isatty.IsTerminal(cfg.Stdin.Fd())
+	o := &Outcome{Launched: time.Now()}
+	// The environment as it is: the inner capwrap of `capwrap -- capwrap --
+	// CMD` is the one that captures, and an inner one under EnvNested
+	// finds it set already.
+	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Env: cfg.Environ, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
+		KillAfter: cfg.KillAfter, DrainTimeout: cfg.DrainTimeout, Terminal: terminal,
+		Foreground: terminal && wrap.InForeground(int(cfg.Stdin.Fd()))})
+	if err := o.Process.StartErr; err != nil {
+		cfg.Diag.Errorf("%s", startErrorText(cfg.Argv[0], o.Process))
+	}
+	return o
+}
+
+// EnvNested is set in the environment of every command capwrap runs to
+// the identity of the pipe (or pty) that is the command's stdout (see
+// wrap.Config.StdoutMark). A capwrap started somewhere below whose own
+// stdout is still that pipe (a script or shell capwrap runs: `bash -c
+// "capwrap -- make"`) knows its output is captured already and passes its
+// command through instead of capturing it a second time (SPEC §1); one
+// whose stdout is another (a program that captures it: a tmux, an agent's
+// subprocess) captures as usual.
+const EnvNested = "CAPWRAP_NESTED"
+
+// UnderCapwrap reports whether stdout is the pipe an enclosing capwrap
+// captures, by EnvNested (read with getenv).
+func UnderCapwrap(getenv func(string) string, stdout *os.File) bool {
+	id := getenv(EnvNested)
+	return id != "" && id == wrap.FileID(stdout)
 }
 
 // closeOutputIfHung closes capwrap's stdout and stderr, once everything is
@@ -95,7 +138,7 @@ func catchWriteSignals() (stop func()) {
 // stage sees only sanitized bytes. A refusal has been reported.
 func prepare(cfg Config) (*run, error) {
 	d := cfg.Diag
-	mode := chooseMode(cfg.Mode, cfg.Stdout)
+	mode := chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr)
 	setupColor(cfg.Color, cfg.Getenv, cfg.Stderr)
 	r := &run{cfg: cfg, d: d, present: newPresenter(mode, cfg)}
 	if cfg.Job != nil {
@@ -214,6 +257,8 @@ func (r *run) spawn() {
 	r.out.Process = wrap.Run(wrap.Config{
 		Watchdog:     wd,
 		Args:         cfg.Argv,
+		Env:          cfg.Environ,
+		StdoutMark:   EnvNested,
 		Stdout:       r.sinks[0],
 		Stderr:       r.sinks[1],
 		Timeout:      cfg.Timeout,

@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/store"
+)
+
+// notes are the human lines of the preview (SPEC §5): one for each way the
+// run ended early or the capture lost bytes, with what to do about it.
+// dirArg is the --dir a later capwrap command needs ("" for none, see
+// store.Dir.ReadArg).
+func notes(o *Outcome, cfg Config, dirArg string) []string {
+	var n []string
+	p := o.Process
+	if p.TimedOut {
+		how := "SIGTERM"
+		if p.Signal == syscall.SIGKILL {
+			how = fmt.Sprintf("SIGTERM, then SIGKILL %v later", cfg.KillAfter)
+		}
+		n = append(n, fmt.Sprintf("capwrap: the command ran into --timeout %v and was ended (%s); raise --timeout, or run it with --background-after", cfg.Timeout, how))
+	}
+	if p.DrainTimedOut {
+		n = append(n, fmt.Sprintf("capwrap: the command exited, but a process it started still held its output %v later (--drain-timeout): nothing it wrote after that was read", cfg.DrainTimeout))
+	}
+	cs := o.CaptureState()
+	if cs.Reason == nil {
+		return n
+	}
+	switch *cs.Reason {
+	case store.ReasonCaptureLimit:
+		n = append(n, fmt.Sprintf("capwrap: the capture stopped at --max-capture-bytes %s: what came after is not in its files", preview.HumanBytes(cfg.Limits.MaxCaptureBytes)))
+	case store.ReasonDirectoryQuota:
+		n = append(n, fmt.Sprintf("capwrap: the tool-outputs directory is full (--dir-quota %s): what came after is not kept; `%s --older-than 7d` frees space", preview.HumanBytes(cfg.Limits.DirQuota), verbCommand(dirArg, "prune")))
+	case store.ReasonWriteError:
+		why := "an error"
+		if cs.Error != nil {
+			why = *cs.Error
+		}
+		n = append(n, "capwrap: writing the capture failed ("+why+"): what came after is not kept")
+	case store.ReasonWriterStalled:
+		stall := cfg.Limits.StallTimeout
+		if stall == 0 {
+			stall = store.DefaultStallTimeout
+		}
+		n = append(n, fmt.Sprintf("capwrap: the disk under the tool-outputs directory made no progress for %v (--stall-timeout): what came after is not kept", stall.Round(time.Millisecond)))
+	}
+	return n
+}
+
+// verbCommand is the command line of capwrap's verb in the tool-outputs
+// directory named by dirArg ("" for the one it finds by itself):
+// "capwrap --dir /src/tool-outputs prune".
+func verbCommand(dirArg, verb string) string {
+	if dirArg == "" {
+		return "capwrap " + verb
+	}
+	return "capwrap --dir " + preview.ShellQuote(dirArg) + " " + verb
+}
