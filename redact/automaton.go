@@ -37,7 +37,7 @@ type automaton struct {
 	short  [1024]uint64 // the same, for keywords shorter than five bytes only
 	quint  [1024]uint64 // hash5 of the first five bytes of keywords of five bytes or more
 	maxLen int          // longest keyword, in bytes
-	ted    *teddyTables // the vector prefilter's tables; nil: scalar only (see prefilter)
+	ted    *teddyLater  // the vector prefilter's tables, built in the background; nil: scalar only (see prefilter)
 	// The check of the vector prefilter's survivors (see quadOK): hash4 of
 	// the first four bytes of every keyword of four bytes or more, and
 	// hash3 of the three-byte keywords, both with 0x20 ORed into every
@@ -182,7 +182,7 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 		}
 	}
 	if haveTeddy {
-		a.ted = newTeddy(kws, exact)
+		a.ted = buildTeddy(kws, exact)
 	}
 	return a
 }
@@ -289,13 +289,14 @@ type prefilter struct {
 func (pf *prefilter) fill(a *automaton, b []byte, from int) {
 	pf.masks = pf.buf[:0]
 	pf.from, pf.to = from, from
-	if a.ted == nil || from >= len(b) {
+	ted := a.ted.get()
+	if ted == nil || from >= len(b) {
 		return
 	}
 	if need := (len(b)-from)/32 + 1; cap(pf.buf) < need {
 		pf.buf = make([]uint32, need)
 	}
-	n := teddyMasks(a.ted, b[from:], pf.buf[:cap(pf.buf)])
+	n := teddyMasks(ted, b[from:], pf.buf[:cap(pf.buf)])
 	pf.masks = pf.buf[:n]
 	pf.to = from + 32*n
 }

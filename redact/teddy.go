@@ -3,6 +3,7 @@ package redact
 import (
 	"math/bits"
 	"slices"
+	"sync/atomic"
 )
 
 // The vector prefilter. Before the scalar filter of skip looks at a position,
@@ -111,6 +112,46 @@ func teddySet(buckets []teddyBucket) *teddyTables {
 		copy(t.hi[j][16:], t.hi[j][:16])
 	}
 	return t
+}
+
+// teddyLater holds tables that are built on another goroutine: choosing
+// the buckets for the catalogue's few hundred fingerprints takes about 4 ms
+// of CPU, which a short command (capwrap -- true) would otherwise wait for
+// at start-up. Until they are ready the scalar filter alone runs; the
+// output is the same either way (FuzzTeddy holds the two paths to the same
+// output), only slower for those first bytes.
+type teddyLater struct {
+	tables atomic.Pointer[teddyTables]
+	done   chan struct{}
+}
+
+// buildTeddy starts building the tables for kws (see newTeddy) and returns
+// at once.
+func buildTeddy(kws [][]byte, exact []bool) *teddyLater {
+	l := &teddyLater{done: make(chan struct{})}
+	go func() {
+		l.tables.Store(newTeddy(kws, exact))
+		close(l.done)
+	}()
+	return l
+}
+
+// get returns the tables, or nil while they are being built (or when l is
+// nil: no vector prefilter).
+func (l *teddyLater) get() *teddyTables {
+	if l == nil {
+		return nil
+	}
+	return l.tables.Load()
+}
+
+// wait returns the tables once they are built (nil when l is nil).
+func (l *teddyLater) wait() *teddyTables {
+	if l == nil {
+		return nil
+	}
+	<-l.done
+	return l.tables.Load()
 }
 
 // teddyBlock is the portable statement of what teddyMasks computes for the
