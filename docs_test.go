@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/capwrap/capwrap/internal/runner"
+	"github.com/capwrap/capwrap/redact"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -518,6 +519,28 @@ func TestVerbGlobalsDocumented(t *testing.T) {
 		src := readDoc(t, file)
 		if !strings.Contains(src, "verbGlobals") {
 			t.Errorf("%s does not say where its verbs' global flags come from (verbGlobals)", file)
+		}
+	}
+}
+
+// TestCatalogueDocumented: the README's redaction section names every kind
+// the built-in catalogue can write in a marker, and its count (SPEC §6
+// source 2; issue 16: "the README lists the catalogue's size").
+func TestCatalogueDocumented(t *testing.T) {
+	readme := readDoc(t, "README.md")
+	start := strings.Index(readme, "\n## Redaction")
+	end := strings.Index(readme[start+1:], "\n## ")
+	if start < 0 || end < 0 {
+		t.Fatal("README.md has no Redaction section")
+	}
+	section := strings.Join(strings.Fields(readme[start:start+1+end]), " ")
+	kinds := redact.Catalogue()
+	if want := "a catalogue of " + strconv.Itoa(len(kinds)) + " marker kinds"; !strings.Contains(section, want) {
+		t.Errorf("README.md's Redaction section does not say %q", want)
+	}
+	for _, k := range kinds {
+		if !regexp.MustCompile(`(^|[ (` + "`" + `])` + regexp.QuoteMeta(k) + `[ ,.)` + "`" + `]`).MatchString(section) {
+			t.Errorf("README.md's Redaction section does not name the kind %s", k)
 		}
 	}
 }

@@ -59,7 +59,7 @@ var metavar = map[string]string{
 	"kill-after": "DURATION", "drain-timeout": "DURATION", "stall-timeout": "DURATION",
 	"stdout-chars": "N", "stderr-chars": "N", "preview-bytes": "SIZE",
 	"max-capture-bytes": "SIZE", "dir-quota": "SIZE", "queue-bytes": "SIZE",
-	"redact-env": "NAME", "redact-file": "FILE", "redact-pattern": "REGEX",
+	"redact-env": "NAME", "redact-allow-env": "NAME", "redact-file": "FILE", "redact-pattern": "REGEX",
 	"pty": "WHEN", "color": "WHEN", "command": "STRING",
 }
 
@@ -287,6 +287,12 @@ gives stderr a pty too.
 	"redact-env": `Repeatable on the command line. Its variable, CAPWRAP_REDACT_ENV, holds
 one name (as do CAPWRAP_REDACT_FILE and CAPWRAP_REDACT_PATTERN: one value
 each, not a list).
+`,
+	"redact-allow-env": `Exempts the variable NAME, whose name looks secret but whose value is not
+(PRIVATE_REGISTRY=registry.example.com), from the name test: its value is
+printed. Repeatable on the command line; its variable,
+CAPWRAP_REDACT_ALLOW_ENV, holds one name. A name also given to --redact-env
+is masked all the same.
 `,
 	"redact-file": `Each line of FILE is a value to mask (a trailing CR dropped, empty lines
 ignored), with its base64, URL-escaped and JSON-escaped forms. The matcher

@@ -80,6 +80,7 @@ type options struct {
 	strict          bool
 	noRedact        bool
 	redactEnv       []string
+	redactAllowEnv  []string
 	redactFile      []string
 	redactPat       []string
 	noLabel         bool
@@ -138,6 +139,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.strict, "strict", false, "exit 125 when capwrap itself failed (e.g. disk full)")
 	fs.BoolVar(&o.noRedact, "no-redact", false, "write output unsanitized (no credential masking)")
 	fs.StringArrayVar(&o.redactEnv, "redact-env", nil, "also mask the value of this environment variable (repeatable)")
+	fs.StringArrayVar(&o.redactAllowEnv, "redact-allow-env", nil, "do not mask this variable, whose name looks secret but whose value is not (repeatable)")
 	fs.StringArrayVar(&o.redactFile, "redact-file", nil, "also mask the values in this file, one per line (repeatable; 16K in all)")
 	fs.StringArrayVar(&o.redactPat, "redact-pattern", nil, "also mask matches of this regular expression (repeatable)")
 	fs.BoolVar(&o.noLabel, "no-label", false, "leave the command out of the receipt")
@@ -310,7 +312,7 @@ func (o *options) config(argv []string) (runner.Config, error) {
 		Argv: argv, Dir: o.dir, DirFromFlag: o.dir != "" && !o.fromEnv["dir"],
 		Timeout: o.timeout, KillAfter: o.killAfter, DrainTimeout: o.drainTimeout,
 		StdoutChars: o.stdoutChars, StderrChars: o.stderrChars, PreviewBytes: int(o.previewBytes),
-		Redaction: runner.Redaction{Off: o.noRedact, EnvNames: o.redactEnv, Files: o.redactFile, Patterns: o.redactPat},
+		Redaction: runner.Redaction{Off: o.noRedact, EnvNames: o.redactEnv, AllowEnv: o.redactAllowEnv, Files: o.redactFile, Patterns: o.redactPat},
 		NoLabel:   o.noLabel, ReceiptFile: o.receiptFile, Strict: o.strict,
 		Getenv: os.Getenv, Environ: os.Environ(),
 	}

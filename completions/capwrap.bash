@@ -27,7 +27,7 @@ _capwrap() {
     local flags="--dir --keep --tee --preview --quiet --receipt-file --background
         --background-after --timeout --kill-after --drain-timeout --stdout-chars --stderr-chars --preview-bytes
         --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict
-        --no-redact --redact-env --redact-file --redact-pattern --no-label --pty
+        --no-redact --redact-env --redact-allow-env --redact-file --redact-pattern --no-label --pty
         --color --command --help --version"
     local verbs="list show read prune wait stop help"
     COMPREPLY=()
@@ -46,7 +46,7 @@ _capwrap() {
         --command=*) shell=1 ;;
         --dir | --keep | --receipt-file | --background-after | --timeout | --kill-after | \
             --drain-timeout | --stdout-chars | --stderr-chars | --preview-bytes | --max-capture-bytes | \
-            --dir-quota | --queue-bytes | --stall-timeout | --redact-env | --redact-file | \
+            --dir-quota | --queue-bytes | --stall-timeout | --redact-env | --redact-allow-env | --redact-file | \
             --redact-pattern | --pty | --color)
             ((i++)) ;;
         -*) ;;
@@ -146,7 +146,7 @@ _capwrap() {
         mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
     --receipt-file | --redact-file)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
-    --redact-env)
+    --redact-env | --redact-allow-env)
         mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return ;;
     --background-after | --timeout | --kill-after | --drain-timeout | --stall-timeout | --stdout-chars | \
         --stderr-chars | --preview-bytes | --max-capture-bytes | --dir-quota | \

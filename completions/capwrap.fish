@@ -29,7 +29,7 @@ function __capwrap_rest
     set -e words[1]
     set -l takes_arg --dir --keep --receipt-file --background-after --timeout --kill-after --drain-timeout \
         --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
-        --queue-bytes --stall-timeout --redact-env --redact-file --redact-pattern --pty --color \
+        --queue-bytes --stall-timeout --redact-env --redact-allow-env --redact-file --redact-pattern --pty --color \
         -c --command
     set -l skip 0
     set -l n 0
@@ -117,6 +117,7 @@ complete -c capwrap -n __capwrap_no_subject -l stall-timeout -x -d 'stop persist
 complete -c capwrap -n __capwrap_no_subject -l strict -d 'exit 125 when capwrap itself failed'
 complete -c capwrap -n __capwrap_no_subject -l no-redact -d 'write output unsanitized'
 complete -c capwrap -n __capwrap_no_subject -l redact-env -x -a '(set -n)' -d 'also mask this variable'
+complete -c capwrap -n __capwrap_no_subject -l redact-allow-env -x -a '(set -n)' -d 'do not mask this variable'
 complete -c capwrap -n __capwrap_no_subject -l redact-file -r -F -d 'also mask the values in this file'
 complete -c capwrap -n __capwrap_no_subject -l redact-pattern -x -d 'also mask matches of this regex'
 complete -c capwrap -n __capwrap_no_subject -l no-label -d 'leave the command out of the receipt'
@@ -175,7 +176,7 @@ complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL a
 complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
-complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file background background-after timeout kill-after drain-timeout stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-file redact-pattern no-label pty color command version'
+complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file background background-after timeout kill-after drain-timeout stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
 
 # After "--" or the command word: the wrapped command's own completion.
 complete -c capwrap -n '__capwrap_command_words >/dev/null' -a '(__fish_complete_subcommand --commandline (string join " " -- (__capwrap_command_words) (commandline -ct)))'

@@ -22,6 +22,14 @@ type automaton struct {
 	nclass int
 	delta  []int32 // state*nclass + class → next state (complete DFA)
 	depth  []int32 // length of the longest keyword prefix a state stands for
+	// What the end of the input must keep back (see holdBack): for each
+	// state, the keywords whose spans may start at the keyword and that
+	// pass through it (a partial "curl" or "token" may be released, a
+	// partial "ghp_" not), and the failure links to shorter suffixes.
+	holdKw [][]int32
+	fail   []int32
+	kws    [][]byte
+	exact  []bool
 	hasOut []bool  // the state ends at least one keyword
 	outOff []int32 // keywords ending at state s: outs[outOff[s]:outOff[s+1]]
 	outs   []int32
@@ -29,7 +37,16 @@ type automaton struct {
 	short  [1024]uint64 // the same, for keywords shorter than five bytes only
 	quint  [1024]uint64 // hash5 of the first five bytes of keywords of five bytes or more
 	maxLen int          // longest keyword, in bytes
-	ted    *teddyTables // the vector prefilter's tables; nil: scalar only (see prefilter)
+	ted    *teddyLater  // the vector prefilter's tables, built in the background; nil: scalar only (see prefilter)
+	// The check of the vector prefilter's survivors (see quadOK): hash4 of
+	// the first four bytes of every keyword of four bytes or more, and
+	// hash3 of the three-byte keywords, both with 0x20 ORed into every
+	// byte (a fold to lower case that also folds some other bytes
+	// together, which only lets more through). quadAll: a keyword of one
+	// or two bytes, which the check cannot judge, so it lets all through.
+	quad, short3 [1024]uint64
+	short3First  [256]bool // the first bytes (ORed with 0x20) of the three-byte keywords
+	quadAll      bool
 }
 
 // fold maps ASCII upper case to lower case and leaves every other byte alone.
@@ -50,9 +67,11 @@ func caseVariants(c byte, exact bool) []byte {
 }
 
 // newAutomaton builds the machine for kws; exact[i] tells whether kws[i] is
-// case-sensitive (which only narrows the pair table). Keywords must not be
-// empty. The keyword index reported by outputs is the index in kws.
-func newAutomaton(kws [][]byte, exact []bool) *automaton {
+// case-sensitive (which only narrows the pair table), after[i] whether no
+// span found from kws[i] starts before the keyword's end (nil: none is).
+// Keywords must not be empty. The keyword index reported by outputs is the
+// index in kws.
+func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 	a := &automaton{}
 	var seen [256]bool
 	for _, k := range kws {
@@ -87,8 +106,10 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 	}
 	depth := make([]int32, 1, most)
 	outs := make([][]int32, 1, most)
+	holdKw := make([][]int32, 1, most)
 	for ki, k := range kws {
 		s := int32(0)
+		hk := after == nil || !after[ki]
 		for _, c := range k {
 			cl := int(a.class[fold(c)])
 			nx := delta[int(s)*n+cl]
@@ -99,9 +120,13 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 				}
 				depth = append(depth, depth[s]+1)
 				outs = append(outs, nil)
+				holdKw = append(holdKw, nil)
 				delta[int(s)*n+cl] = nx
 			}
 			s = nx
+			if hk {
+				holdKw[s] = append(holdKw[s], int32(ki))
+			}
 		}
 		outs[s] = append(outs[s], int32(ki))
 	}
@@ -134,6 +159,7 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 	}
 	a.delta = delta
 	a.depth = depth
+	a.holdKw, a.fail, a.kws, a.exact = holdKw, fail, kws, exact
 	a.hasOut = make([]bool, ns)
 	a.outOff = make([]int32, ns+1)
 	for s := 0; s < ns; s++ {
@@ -145,11 +171,36 @@ func newAutomaton(kws [][]byte, exact []bool) *automaton {
 
 	for ki, k := range kws {
 		a.mark(k, exact[ki])
+		switch {
+		case len(k) >= 4:
+			setBit(&a.quad, hash4(binary.LittleEndian.Uint32(k)|0x20202020))
+		case len(k) == 3:
+			setBit(&a.short3, hash4(uint32(k[0])|uint32(k[1])<<8|uint32(k[2])<<16|0x202020))
+			a.short3First[k[0]|0x20] = true
+		default:
+			a.quadAll = true
+		}
 	}
 	if haveTeddy {
-		a.ted = newTeddy(kws, exact)
+		a.ted = buildTeddy(kws, exact)
 	}
 	return a
+}
+
+// holdBack returns how many bytes at the end of b, the input up to the
+// machine's state st, may begin a keyword whose spans may start at it: the
+// longest suffix that is a prefix of one, in its exact case for an exact
+// keyword (a lower-case "o" does not begin "OTk").
+func (a *automaton) holdBack(st int32, b []byte) int {
+	for s := st; s != 0; s = a.fail[s] {
+		d := int(a.depth[s])
+		for _, k := range a.holdKw[s] {
+			if !a.exact[k] || string(b[len(b)-d:]) == string(a.kws[k][:d]) {
+				return d
+			}
+		}
+	}
+	return 0
 }
 
 // outputs returns the indexes of the keywords that end in state st.
@@ -163,6 +214,22 @@ func hasBit(t *[1024]uint64, h uint32) bool { return t[h>>6]&(1<<(h&63)) != 0 }
 
 // hash3 hashes the three bytes t holds (little-endian) to 16 bits.
 func hash3(t uint32) uint32 { return (t & 0xffffff) * 0x9E3779B1 >> 16 }
+
+// hash4 hashes the four bytes t holds to 16 bits.
+func hash4(t uint32) uint32 { return t * 0x9E3779B1 >> 16 }
+
+// quadOK reports whether a keyword may start at b[i] by the four bytes
+// there (three for the three-byte keywords), folded with 0x20; true when
+// fewer than four bytes follow. It is cheaper than mayStart and much
+// stricter than the vector prefilter, whose buckets let through a sixth of
+// a log's positions once the catalogue has a few hundred keywords.
+func (a *automaton) quadOK(b []byte, i int) bool {
+	if a.quadAll || i+4 > len(b) {
+		return true
+	}
+	x := binary.LittleEndian.Uint32(b[i:]) | 0x20202020
+	return hasBit(&a.quad, hash4(x)) || a.short3First[byte(x)] && hasBit(&a.short3, hash4(x&0xffffff))
+}
 
 // hash5 hashes the five bytes t holds (little-endian) to 16 bits.
 func hash5(t uint64) uint32 { return uint32((t & 0xffffffffff) * 0x9E3779B97F4A7C15 >> 48) }
@@ -222,13 +289,14 @@ type prefilter struct {
 func (pf *prefilter) fill(a *automaton, b []byte, from int) {
 	pf.masks = pf.buf[:0]
 	pf.from, pf.to = from, from
-	if a.ted == nil || from >= len(b) {
+	ted := a.ted.get()
+	if ted == nil || from >= len(b) {
 		return
 	}
 	if need := (len(b)-from)/32 + 1; cap(pf.buf) < need {
 		pf.buf = make([]uint32, need)
 	}
-	n := teddyMasks(a.ted, b[from:], pf.buf[:cap(pf.buf)])
+	n := teddyMasks(ted, b[from:], pf.buf[:cap(pf.buf)])
 	pf.masks = pf.buf[:n]
 	pf.to = from + 32*n
 }
@@ -289,7 +357,7 @@ func (a *automaton) skip(b []byte, i int, pf *prefilter) int {
 			for m != 0 {
 				p := pf.from + n<<5 + bits.TrailingZeros32(m)
 				m &= m - 1
-				if a.mayStart(b, p) {
+				if a.quadOK(b, p) && a.mayStart(b, p) {
 					return p
 				}
 			}

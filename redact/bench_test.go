@@ -54,6 +54,7 @@ func benchWriter(b *testing.B, secretEvery int, patterns ...string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	vectorReady(p)
 	log := benchLog(8<<20, secretEvery)
 	b.SetBytes(int64(len(log)))
 	b.ReportAllocs()
@@ -109,6 +110,7 @@ func BenchmarkWriterPlainLog(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	vectorReady(p)
 	var sb strings.Builder
 	for i := 0; sb.Len() < 8<<20; i++ {
 		switch {

@@ -31,9 +31,14 @@ func prefix(kind string, body string, min, max int, overlong bool) func(func(str
 	}
 }
 
-func assign(kind string, minLen int, digitsOK bool) func(func(string) int32) detector {
+// assign is an assignment entry (assign.go): a value given to a key that
+// holds the keyword. lenient: any literal counts, not only random-looking
+// ones (passwords); word: the keyword must begin a word or a camelCase part
+// (pass, pwd, auth: not bypass, compass); whole: nothing may follow it in
+// the key's name.
+func assign(kind string, minLen int, lenient, word, whole bool) func(func(string) int32) detector {
 	return func(k func(string) int32) detector {
-		return &assignDet{kind: k(kind), minLen: minLen, digitsOK: digitsOK, cli: true, colonProse: true}
+		return &assignDet{kind: k(kind), minLen: minLen, lenient: lenient, word: word, whole: whole}
 	}
 }
 
@@ -47,7 +52,7 @@ var catalogue = []catalogueEntry{
 		}},
 	{kind: "aws-secret-access-key", keywords: []string{"aws_secret_access_key", "aws_secret_key", "secretaccesskey", "aws-secret-access-key"},
 		det: func(k func(string) int32) detector {
-			return &assignDet{kind: k("aws-secret-access-key"), minLen: 40, valueSet: newSet("A-Za-z0-9/+="), valueLen: 40, digitsOK: true}
+			return &assignDet{kind: k("aws-secret-access-key"), minLen: 40, valueSet: newSet("A-Za-z0-9/+="), valueLen: 40}
 		}},
 	{kind: "github-pat", keywords: []string{"ghp_"}, exact: true, det: prefix("github-pat", "A-Za-z0-9", 36, 251, true)},
 	{kind: "github-oauth-token", keywords: []string{"gho_"}, exact: true, det: prefix("github-oauth-token", "A-Za-z0-9", 36, 251, true)},
@@ -93,12 +98,39 @@ var catalogue = []catalogueEntry{
 		}},
 	{kind: "bearer-token", keywords: []string{"bearer"},
 		det: func(k func(string) int32) detector { return &bearerDet{kind: k("bearer-token")} }},
-	{kind: "url-password", keywords: []string{"://"}, exact: true,
+	{kind: "url-password", keywords: []string{"://", `:\/\/`}, exact: true,
 		det: func(k func(string) int32) detector { return &urlPassDet{kind: k("url-password")} }},
-	{kind: "password", keywords: []string{"password", "passwd", "passphrase"}, det: assign("password", 1, true)},
-	{kind: "secret", keywords: []string{"secret"}, det: assign("secret", 8, false)},
-	{kind: "token", keywords: []string{"token"}, det: assign("token", 8, false)},
-	{kind: "api-key", keywords: []string{"api_key", "api-key", "apikey"}, det: assign("api-key", 8, false)},
+	{kind: "cli-password", keywords: cliKeywords(), exact: true,
+		det: func(k func(string) int32) detector { return &cliDet{kind: k("cli-password")} }},
+	{kind: "netrc-password", keywords: []string{"machine"},
+		det: func(k func(string) int32) detector { return &netrcDet{kind: k("netrc-password")} }},
+	{kind: "cookie", keywords: []string{"cookie"},
+		det: func(k func(string) int32) detector { return &cookieDet{kind: k("cookie")} }},
+	{kind: "password", keywords: []string{"password", "passwd", "passphrase", "storepass", "keypass"}, det: assign("password", 1, true, false, false)},
+	{kind: "password", keywords: []string{"IDENTIFIED BY", "identified by"}, exact: true, det: assign("password", 1, true, false, false)},
+	{kind: "password", keywords: []string{"pwd"}, det: assign("password", 1, true, true, false)},
+	// "pass" as a whole key only: its keywords carry the byte after it, so
+	// that PASSED, passes and compass (every line of a test log) are no
+	// candidates at all.
+	{kind: "password", keywords: []string{"pass=", "pass:", "pass\"", "pass'", "pass ", "pass\t", "pass\\", "pass>", "pass%", "pass&"},
+		det: func(k func(string) int32) detector {
+			return &lastByteKw{&assignDet{kind: k("password"), minLen: 1, lenient: true, word: true, whole: true}}
+		}},
+	{kind: "secret", keywords: []string{"secret"}, det: assign("secret", 8, false, false, false)},
+	{kind: "token", keywords: []string{"token"}, det: func(k func(string) int32) detector {
+		return &assignDet{kind: k("token"), minLen: 8, notAfter: nonSecretPrefix}
+	}},
+	{kind: "api-key", keywords: []string{"api_key", "api-key", "apikey"}, det: assign("api-key", 8, false, false, false)},
+	{kind: "credential", keywords: []string{"credential", "credentials", "creds"}, det: assign("credential", 8, false, true, false)},
+	{kind: "auth", keywords: []string{"auth"}, det: assign("auth", 8, false, true, false)},
+	{kind: "key", keywords: []string{
+		"private_key", "private-key", "privatekey", "encryption_key", "encryption-key", "encryptionkey",
+		"signing_key", "signing-key", "signingkey", "master_key", "master-key", "masterkey",
+		"access_key", "access-key", "accesskey", "account_key", "accountkey", "shared_key", "sharedkey",
+		"client_key", "client-key", "clientkey", "client-key-data", "client_key_data", "dockerconfigjson", "dockercfg",
+	}, det: assign("key", 8, false, false, false)},
+	{kind: "session", keywords: []string{"session", "sessid"}, det: assign("session", 16, false, true, false)},
+	{kind: "signature", keywords: []string{"sig", "signature"}, det: assign("signature", 16, false, true, false)},
 }
 
 // discordKeywords returns the first three characters of the base64 of every

@@ -56,15 +56,13 @@ var (
 	setControl = newSet("\x00-\x1f\x7f")
 	// setName continues a key name: "password_hash", "api-key.v2".
 	setName = newSet("A-Za-z0-9_.-")
-	// setValue holds the bytes of an unquoted assigned value.
-	setValue = newSet(" ,;\"'`)]}>&|<").union(setControl).not()
 	// setAuthValue holds the bytes of an Authorization header value.
 	setAuthValue = newSet(" ,;\"'").union(setControl).not()
 	// setBearer holds the bytes of an RFC 6750 token68.
 	setBearer = newSet("A-Za-z0-9._~+/=-")
 	// setURLUser and setURLPass hold the bytes of a URL's userinfo parts.
 	setURLUser = newSet(" /@:?#").union(setControl).not()
-	setURLPass = newSet(" /@?#").union(setControl).not()
+	setURLPass = newSet(" /@?").union(setControl).not() // "#" too: unescaped, it is part of a password more often than a fragment before an "@"
 	setPEMName = newSet("A-Z0-9 ")
 	// setLine holds every byte but the newline.
 	setLine = newSet("\n").not()
@@ -250,6 +248,9 @@ type urlPassDet struct{ kind int32 }
 const (
 	urlUserMax = 128
 	urlPassMax = 256
+	// urlUserTokenMin is the shortest user part of a URL masked as a token
+	// when it has no password; it must look random too (see literalSecret).
+	urlUserTokenMin = 16
 )
 
 func (d *urlPassDet) window(kw int) int { return kw + urlUserMax + 1 + urlPassMax + 1 }
@@ -263,7 +264,15 @@ func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, i)
+		return wait(final, kw) // the user may be a token
+	}
+	if w[i] == '@' && i > kw {
+		// No password: the user part may be a token itself
+		// (https://TOKEN@git.example.com/repo.git).
+		if u := w[kw:i]; len(u) >= urlUserTokenMin && literalSecret(u, false, false, false, urlUserTokenMin, nil) {
+			sink.add(kw, i, d.kind, extender{})
+		}
+		return false, 0
 	}
 	if w[i] != ':' {
 		return false, 0
@@ -324,208 +333,6 @@ func (d *pemDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 	return false, 0
 }
 
-// assignDet finds values assigned to a secret-looking key: password=...,
-// "api_key": "...", secret: ..., --password VALUE. It masks the value only.
-type assignDet struct {
-	kind       int32
-	minLen     int      // shortest value masked, in bytes
-	digitsOK   bool     // an all-digit value counts ("max_tokens: 12345678" is not a token)
-	valueSet   *byteSet // if set, the value must be exactly valueLen bytes of this set
-	valueLen   int
-	cli        bool // also "--keyword VALUE" when the keyword follows "--"
-	colonProse bool // after ':' an unquoted value followed by another word is prose ("passwd: all tokens updated")
-}
-
-const (
-	assignNameMax  = 32
-	assignBlankMax = 16
-	assignValueMax = 256
-)
-
-func (d *assignDet) window(kw int) int {
-	return kw + assignNameMax + 1 + assignBlankMax + 2 + assignBlankMax + 1 + assignValueMax + 2 + assignBlankMax + 1
-}
-
-func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	if len(pre) > 0 && (pre[len(pre)-1] == '/' || pre[len(pre)-1] == '\\') {
-		return false, 0 // a path: /etc/passwd
-	}
-	i := kw
-	if i == len(w) {
-		return wait(final, i)
-	}
-	if setLetter[w[i]] {
-		return false, 0 // a longer word: tokenizer, passwords
-	}
-	i = skip(w, i, setName, assignNameMax+1)
-	if i-kw > assignNameMax {
-		return false, 0
-	}
-	if i == len(w) {
-		return wait(final, i)
-	}
-	named := i > kw
-	if w[i] == '"' || w[i] == '\'' {
-		i++
-	}
-	bl := i
-	i = skip(w, i, setBlank, assignBlankMax)
-	if i == len(w) {
-		return wait(final, i)
-	}
-	colon := false
-	switch w[i] {
-	case '=':
-		i++
-		if i == len(w) {
-			return wait(final, i)
-		}
-		switch w[i] {
-		case '=', '~':
-			return false, 0 // a comparison
-		case '>':
-			i++
-		}
-	case ':':
-		colon = true
-		i++
-		if i == len(w) {
-			return wait(final, i)
-		}
-		if w[i] == '=' {
-			i++
-		}
-	default:
-		if !d.cli || named || i == bl || string(pre) != "--" {
-			return false, 0
-		}
-	}
-	i = skip(w, i, setBlank, assignBlankMax)
-	if i == len(w) {
-		return wait(final, i)
-	}
-	vs := i
-	if q := w[i]; q == '"' || q == '\'' || q == '`' {
-		i++
-		vs = i
-		for i < len(w) && w[i] != q && w[i] != '\n' && i-vs <= assignValueMax {
-			if w[i] == '\\' && q != '\'' && i+1 < len(w) && w[i+1] != '\n' {
-				i++
-			}
-			i++
-		}
-		if i-vs > assignValueMax {
-			sink.add(vs, i, d.kind, extender{mode: extSet, set: newQuoteSet(q), max: extendMax})
-			return false, 0
-		}
-		if i == len(w) && !final {
-			return true, vs
-		}
-		if d.valid(w[vs:min(i, len(w))]) {
-			sink.add(vs, i, d.kind, extender{})
-		}
-		return false, 0
-	}
-	i = skip(w, i, setValue, assignValueMax+1)
-	if i-vs > assignValueMax {
-		sink.add(vs, i, d.kind, extender{mode: extSet, set: setValue, max: extendMax})
-		return false, 0
-	}
-	if i == len(w) && !final {
-		return true, vs
-	}
-	ve := i
-	if colon && d.colonProse && i < len(w) && setBlank[w[i]] {
-		j := skip(w, i, setBlank, 8)
-		if j == len(w) && !final {
-			return true, vs
-		}
-		if j < len(w) && setLetter[w[j]] {
-			return false, 0
-		}
-	}
-	if d.valid(w[vs:ve]) {
-		sink.add(vs, ve, d.kind, extender{})
-	}
-	return false, 0
-}
-
-var quoteSets = map[byte]*byteSet{
-	'"':  newSet("\"\n").not(),
-	'\'': newSet("'\n").not(),
-	'`':  newSet("`\n").not(),
-}
-
-func newQuoteSet(q byte) *byteSet { return quoteSets[q] }
-
-// valid reports whether v is a value worth masking.
-func (d *assignDet) valid(v []byte) bool {
-	if len(v) < d.minLen || placeholder(v) {
-		return false
-	}
-	if d.valueSet != nil {
-		if len(v) != d.valueLen {
-			return false
-		}
-		for _, c := range v {
-			if !d.valueSet[c] {
-				return false
-			}
-		}
-	}
-	if !d.digitsOK {
-		digits := true
-		for _, c := range v {
-			if c < '0' || c > '9' {
-				digits = false
-				break
-			}
-		}
-		if digits {
-			return false
-		}
-	}
-	return true
-}
-
-var placeholderWords = []string{
-	"null", "none", "nil", "undefined", "true", "false", "redacted",
-	"hidden", "masked", "secret", "password", "(none)", "(null)", "n/a",
-}
-
-// placeholder reports whether an assigned value is a stand-in rather than a
-// secret: empty, a mask like "****" or "xxxx", a reference like $VAR, ${VAR},
-// %s or {{ var }}, <angle> or {brace} templates, an earlier marker, or a word
-// such as null, none, true, false.
-func placeholder(v []byte) bool {
-	if len(v) == 0 {
-		return true
-	}
-	switch v[0] {
-	case '$', '%':
-		return true
-	}
-	if v[0] == '<' && v[len(v)-1] == '>' || v[0] == '{' && v[len(v)-1] == '}' || bytes.HasPrefix(v, []byte("[REDACTED")) {
-		return true
-	}
-	same := true
-	for _, c := range v {
-		if c != '*' && c != 'x' && c != 'X' && c != '.' && c != '#' {
-			same = false
-			break
-		}
-	}
-	if same {
-		return true
-	}
-	for _, p := range placeholderWords {
-		if len(v) == len(p) && bytes.EqualFold(v, []byte(p)) {
-			return true
-		}
-	}
-	return false
-}
-
 // authDet finds the value of an Authorization header or field:
 // "Authorization: Bearer VALUE", `"authorization": "Basic VALUE"`. The scheme
 // stays visible and names the kind.
@@ -545,21 +352,29 @@ func (d *authDet) window(kw int) int {
 var authSchemes = []string{"bearer", "basic", "token", "bot", "digest", "negotiate", "ntlm", "apikey", "aws4-hmac-sha256"}
 
 func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	i := kw
-	if i < len(w) && (w[i] == '"' || w[i] == '\'') {
-		i++
+	kq, st := quoteAt(w, kw)
+	if st == lexMore {
+		return wait(final, kw)
 	}
-	i = skip(w, i, setBlank, assignBlankMax)
+	i := skip(w, kw+kq.n, setBlank, assignBlankMax)
 	if i == len(w) {
 		return wait(final, i)
 	}
 	if w[i] != ':' && w[i] != '=' {
 		return false, 0
 	}
-	i = skip(w, i+1, setBlank, assignBlankMax)
-	if i < len(w) && (w[i] == '"' || w[i] == '\'') {
-		i++
+	i++
+	set := setAuthValue
+	if i < len(w) && w[i] == '[' {
+		i++ // a Go-printed header map: map[Authorization:[Basic VALUE]]
+		set = setAuthValueBracket
 	}
+	i = skip(w, i, setBlank, assignBlankMax)
+	vq, st := quoteAt(w, i)
+	if st == lexMore {
+		return wait(final, i)
+	}
+	i += vq.n
 	ws := i
 	j := skip(w, i, newSchemeSet, authSchemeMax+1)
 	if j == len(w) {
@@ -572,7 +387,7 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 		if k == len(w) {
 			return wait(final, ws)
 		}
-		if setAuthValue[w[k]] {
+		if set[w[k]] {
 			vs = k
 			switch {
 			case bytes.EqualFold(w[ws:j], []byte("bearer")):
@@ -582,9 +397,15 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 			}
 		}
 	}
-	i = skip(w, vs, setAuthValue, authValueMax+1)
+	i = vs
+	for i < len(w) && set[w[i]] && i-vs <= authValueMax {
+		if w[i] == '\\' && (i+1 == len(w) || jsonEscape[w[i+1]]) {
+			break // the end of an escaped string: \"Bearer VALUE\"
+		}
+		i++
+	}
 	if i-vs > authValueMax {
-		sink.add(vs, i, kind, extender{mode: extSet, set: setAuthValue, max: extendMax})
+		sink.add(vs, i, kind, extender{mode: extSet, set: set, max: extendMax})
 		return false, 0
 	}
 	if i == len(w) && !final {
@@ -597,13 +418,24 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 				return false, 0 // a scheme with no value
 			}
 		}
+		// No scheme: the value must be a literal secret, not code
+		// ("Authorization": []string{...}, authorization: string).
+		if !literalSecret(v, vq.n > 0, false, false, authMin, w[:kw]) {
+			return false, 0
+		}
 	}
-	if placeholder(v) {
+	if len(v) < authMin || placeholder(v) {
 		return false, 0
 	}
 	sink.add(vs, i, kind, extender{})
 	return false, 0
 }
+
+// authMin is the shortest Authorization value masked, in bytes ("Bearer
+// mytoken" in a test is no credential).
+const authMin = 8
+
+var setAuthValueBracket = newSet(" ,;\"'[]").union(setControl).not()
 
 var newSchemeSet = newSet("A-Za-z0-9-")
 
@@ -704,3 +536,10 @@ func (d *lineRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (b
 	}
 	return false, 0
 }
+
+// The spans of these detectors start after their keywords (see
+// afterKeyword).
+func (d *prefixDet) afterKeyword() bool  { return d.afterKw }
+func (d *authDet) afterKeyword() bool    { return true }
+func (d *bearerDet) afterKeyword() bool  { return true }
+func (d *urlPassDet) afterKeyword() bool { return true }

@@ -53,6 +53,28 @@ type detector interface {
 	eval(w, pre []byte, kw int, final bool, sink spanSink) (pending bool, from int)
 }
 
+// backer is a detector that looks further back than two bytes: eval's pre
+// then holds up to back() bytes before the keyword (fewer at the stream's
+// start).
+type backer interface {
+	back() int
+}
+
+// afterKeyword is a detector whose spans never start before its keyword's
+// end (a key's value, a command's option): the bytes of a keyword not yet
+// complete at the end of the input need not be held back for it.
+type afterKeyword interface {
+	afterKeyword() bool
+}
+
+// lookBack returns how many bytes before its keyword d's pre holds.
+func lookBack(d detector) int {
+	if b, ok := d.(backer); ok {
+		return max(b.back(), 2)
+	}
+	return 2
+}
+
 // spanSink receives the spans a detector decides on.
 type spanSink interface {
 	add(s, e int, kind int32, ext extender)
@@ -132,16 +154,21 @@ type matcher struct {
 	markers [][]byte // by kind; a smaller kind wins a tie at the same start
 	lineDet detector // if set, also opened at stream offset 0 with kw 0
 	hold    int      // most bytes ever held back, see holdback
-	hist    int      // bytes kept before the scan position for verification
+	hist    int      // bytes kept before the scan position for verification and look-back
+	back    int      // the longest look-back of a detector (see backer)
 }
 
 func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
-	m := &matcher{kws: kws, markers: markers, lineDet: lineDet}
+	m := &matcher{kws: kws, markers: markers, lineDet: lineDet, back: 2}
 	texts := make([][]byte, len(kws))
 	exact := make([]bool, len(kws))
+	after := make([]bool, len(kws))
 	for i, k := range kws {
 		texts[i] = k.text
 		exact[i] = k.exact
+		if a, ok := k.det.(afterKeyword); ok {
+			after[i] = a.afterKeyword()
+		}
 		if len(k.text) > m.hold {
 			m.hold = len(k.text)
 		}
@@ -149,6 +176,7 @@ func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
 			if w := k.det.window(len(k.text)); w > m.hold {
 				m.hold = w
 			}
+			m.back = max(m.back, lookBack(k.det))
 		}
 	}
 	if lineDet != nil {
@@ -156,8 +184,8 @@ func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
 			m.hold = w
 		}
 	}
-	m.ac = newAutomaton(texts, exact)
-	m.hist = m.ac.maxLen + 2
+	m.ac = newAutomaton(texts, exact, after)
+	m.hist = m.ac.maxLen + m.back
 	return m
 }
 
@@ -194,6 +222,9 @@ type stream struct {
 	curStart int64 // start of the candidate under evaluation, for add
 	replaced int64
 	seen     seenSecrets // the bytes of replaced secrets, bounded
+	rep      repeats     // remembered values and their later occurrences (repeat.go)
+	record   bool        // keep runs: the merged spans written as markers
+	runs     []span      // if record: each marker's input bytes [s, e) and kind
 	eof      bool
 	err      error
 }
@@ -269,6 +300,8 @@ func (s *stream) add(a, b int, kind int32, ext extender) {
 	sp := span{s: s.curStart + int64(a), e: s.curStart + int64(b), kind: kind, ext: ext}
 	if sp.ext.mode != extNone {
 		sp.ext.limit = sp.e + int64(sp.ext.max)
+	} else {
+		s.learn(sp)
 	}
 	s.addSpan(sp)
 }
@@ -312,7 +345,7 @@ func (s *stream) settle() {
 			continue
 		}
 		c.seen = end
-		lo := max(c.start-2, 0)
+		lo := max(c.start-int64(lookBack(det)), 0)
 		s.curStart = c.start
 		pending, from := det.eval(s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
 		if pending {
@@ -350,19 +383,23 @@ func (s *stream) settle() {
 	s.spans = kept2
 
 	// The frontier: no span not yet decided can start before f.
-	f := s.pos - int64(s.m.ac.depth[s.st])
+	f := s.pos - int64(s.m.ac.holdBack(s.st, s.buf))
 	for _, c := range s.cands {
 		f = min(f, c.from)
 	}
+	// Remembered values: those whose spans end before f are final; their
+	// later occurrences, and a possible one cut by the end of the buffer,
+	// bound what may be released.
+	f = min(f, s.repeatsSettle(f))
 	if s.eof {
 		f = math.MaxInt64
 	}
 	s.release(f)
 
 	// Compact: keep what candidates, verification and release still need.
-	keep := min(s.rel, s.pos-int64(s.m.hist))
+	keep := min(s.rel, s.pos-int64(s.m.hist), s.rep.scan)
 	for _, c := range s.cands {
-		keep = min(keep, c.start-2)
+		keep = min(keep, c.start-int64(s.m.back))
 	}
 	// Only when the dead prefix is at least as long as what stays, so that
 	// one-byte writes do not copy the whole window each time (amortized O(1)
@@ -411,6 +448,9 @@ func (s *stream) release(f int64) {
 				return
 			}
 			s.inRun = false
+			if s.record {
+				s.runs[len(s.runs)-1].e = s.runEnd
+			}
 			continue
 		}
 		next := int64(math.MaxInt64)
@@ -425,6 +465,9 @@ func (s *stream) release(f int64) {
 			return
 		}
 		s.out(s.m.markers[s.spans[0].kind])
+		if s.record {
+			s.runs = append(s.runs, span{s: next, e: next, kind: s.spans[0].kind})
+		}
 		s.replaced++
 		s.seen.next()
 		s.inRun = true

@@ -13,7 +13,10 @@ import (
 // catalogue.
 var fuzzPolicy = sync.OnceValue(func() *Policy {
 	p, err := NewPolicy(Options{
-		Environ:  []string{"API_TOKEN=Zq9-xK2_mP4wR7tY", "SSH_PRIVATE=line-one-key\nline-two-key", "PLAIN=plain-val-123", "HOME=/root"},
+		Environ: []string{"API_TOKEN=Zq9-xK2_mP4wR7tY", "SSH_PRIVATE=line-one-key\nline-two-key", "PLAIN=plain-val-123", "HOME=/root",
+			"DEPLOY_TOKEN=Kz9/Lq2+Xw7 Rt4=Vm8&Np3",
+			"PRIVATE_REGISTRY=registry.example.com"},
+		AllowEnv: []string{"PRIVATE_REGISTRY"},
 		EnvNames: []string{"PLAIN"},
 		Values:   []string{"temp4now", "temp4now111dd", "abcd", "bc", "aa", "ab"},
 		Patterns: []string{`ticket-[0-9]{4}`, `(?i)internal-[a-z]+`},
@@ -47,6 +50,14 @@ func fuzzSeeds(f *testing.F) {
 			f.Add([]byte(m), []byte{2})
 		}
 	}
+	for _, c := range classCases() {
+		f.Add([]byte(c.in), []byte{1, 3, 0})
+		f.Add([]byte(c.in), []byte{255, 0})
+	}
+	// The forms of environment values: base64 wrapped at 76 columns,
+	// percent-encoded in lower case and with %20.
+	f.Add([]byte("QnoXTHEyWHc5UnQ0Vms4TnAzSmM2SHkxTWQ1R2YwU2EyUWU3V3U0SW85UGwzS2o4Tmg2QmcxVmY1\nQ2QwWHM3WmEyTG05\n"), []byte{7, 0, 3})
+	f.Add([]byte("a=Kz9%2fLq2%2bXw7%20Rt4%3dVm8%26Np3\nb=Kz9%2FLq2%2BXw7+Rt4%3DVm8%26Np3 push registry.example.com\n"), []byte{1})
 	f.Add([]byte("xabcdx aab temp4now111dd temp4now1 Zq9-xK2_mP4wR7tY"), []byte{0})
 	f.Add([]byte("Password: hunter2\nticket-1234 INTERNAL-x\n"), []byte{5, 1})
 	f.Add(benchLog(4096, 10), []byte{200, 13, 255})
@@ -104,6 +115,13 @@ var plantable = []struct{ before, secret, after string }{
 	{" password=", "Hunter2Horse!", "\n"},
 	{" https://user:", "Pa55w0rdXYZ", "@example.com/\n"},
 	{" Authorization: Bearer ", "abc123def456ghi789jkl", "\n"},
+	{" mysql -uroot -p", "Tq7zWm2xLp9RsV4c", " -h db\n"},
+	{" <password>", "Rz8qL2vWn5TkMx7c", "</password>"},
+	{` {\"password\":\"`, "Hx7kP2qLm9zRt4Wv", `\"}`},
+	{" machine h.example.com login u password ", "Kd9vW2qLz7RxPn4t", "\n"},
+	{" Set-Cookie: sid=", "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5YWJj", "; Path=/\n"},
+	{" https://", "Vk2Lq9Zx7Wr3Tn8Mp5Jc4Hd6Yb1Gs0Fa", "@git.example.com/r.git\n"},
+	{" map[Authorization:[Basic ", "ZGVwbG95OlBhc3N3MHJkSGVyZTEyMw==", "]]\n"},
 }
 
 // FuzzPlantedSecret: a planted secret never appears in the output, whole or

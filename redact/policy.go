@@ -31,15 +31,19 @@ import (
 // catalogue, source 2, is always on).
 type Options struct {
 	// Environ holds "NAME=value" pairs, as os.Environ returns them. The value
-	// of every variable whose name looks secret (case-insensitive: contains
-	// TOKEN, SECRET, PASSWORD, PASSWD, PRIVATE, CREDENTIAL or
-	// CONNECTION_STRING, or ends in _KEY) is masked when it is at least
-	// MinEnvValue bytes long. Entries without '=' are ignored.
+	// of every variable whose name looks secret (see SecretName) is masked
+	// when it is at least MinEnvValue bytes long. Entries without '=' are
+	// ignored.
 	Environ []string
 	// EnvNames are --redact-env names: their values in Environ are masked
 	// whatever the name and however short (an empty value is ignored). A
 	// name not present in Environ is ignored.
 	EnvNames []string
+	// AllowEnv are --redact-allow-env names: variables whose names look
+	// secret but whose values are not (PRIVATE_REGISTRY=registry.example.com).
+	// Their values are not masked for their names; a name that is also in
+	// EnvNames is masked all the same (asking for it wins).
+	AllowEnv []string
 	// Values are literal secrets, one per --redact-file line as the caller
 	// split them; empty strings are ignored, a trailing "\r" is kept.
 	Values []string
@@ -57,19 +61,48 @@ const MinEnvValue = 6
 // URL, JSON, line by line) are masked too.
 const minVariant = 6
 
-// secretNameParts are the name fragments of SPEC §6 source 1.
-var secretNameParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PRIVATE", "CREDENTIAL", "CONNECTION_STRING"}
+// secretNameParts are the name fragments of SPEC §6 source 1, and others
+// that name secrets as often (GPG_PASSPHRASE, DOCKER_AUTH_CONFIG).
+var secretNameParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PRIVATE", "CREDENTIAL", "CONNECTION_STRING", "PASSPHRASE", "AUTH_CONFIG"}
 
-// SecretName reports whether an environment variable name looks secret by
-// the patterns of SPEC §6 (case-insensitive).
+// secretNameEnds are the ends of names of secrets: *_KEY (SPEC §6) and the
+// short spellings of passwords and tokens (MYSQL_PWD, DB_PASS, LDAP_BIND_PW,
+// GITHUB_PAT, BASIC_AUTH, SENTRY_DSN, STRIPE_SK, *_APIKEY, *_CREDS).
+var secretNameEnds = []string{"_KEY", "_PWD", "_PASS", "_PW", "_PAT", "_AUTH", "_DSN", "_SK", "APIKEY", "_CREDS"}
+
+// notSecretNameEnds end names that are about a secret rather than one
+// (GITHUB_TOKEN_URL, PASSWORD_MIN_LENGTH, SECRET_KEY_FILE).
+var notSecretNameEnds = []string{"_URL", "_URI", "_ENDPOINT", "_HOST", "_PORT", "_PATH", "_FILE", "_DIR", "_NAME",
+	"_USER", "_USERNAME", "_LENGTH", "_SIZE", "_COUNT", "_TTL", "_TIMEOUT", "_EXPIRY", "_EXPIRES", "_TYPE", "_MODE", "_ENABLED", "_HEADER"}
+
+// SecretName reports whether an environment variable name looks secret
+// (case-insensitive): it contains TOKEN, SECRET, PASSWORD, PASSWD, PRIVATE,
+// CREDENTIAL, CONNECTION_STRING, PASSPHRASE, AUTH_CONFIG or WEBHOOK, or
+// ends in _KEY, _PWD, _PASS, _PW, _PAT, _AUTH, _DSN, _SK, APIKEY or
+// _CREDS; but a name that ends in _URL, _FILE, _LENGTH and the like (see
+// notSecretNameEnds) is about a secret, not one, unless it names a webhook
+// (whose URL is the secret).
 func SecretName(name string) bool {
 	u := strings.ToUpper(name)
+	if strings.Contains(u, "WEBHOOK") {
+		return true
+	}
+	for _, e := range notSecretNameEnds {
+		if strings.HasSuffix(u, e) {
+			return false
+		}
+	}
 	for _, p := range secretNameParts {
 		if strings.Contains(u, p) {
 			return true
 		}
 	}
-	return strings.HasSuffix(u, "_KEY")
+	for _, e := range secretNameEnds {
+		if strings.HasSuffix(u, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // Policy is a compiled set of redaction rules (SPEC §6). It is immutable and
@@ -164,8 +197,12 @@ func NewPolicy(opt Options) (*Policy, error) {
 		}
 		env[name] = val
 	}
+	allowed := map[string]bool{}
+	for _, name := range opt.AllowEnv {
+		allowed[name] = true
+	}
 	for _, name := range names {
-		if v := env[name]; SecretName(name) && len(v) >= MinEnvValue {
+		if v := env[name]; SecretName(name) && !allowed[name] && len(v) >= MinEnvValue {
 			addValue(v, "env:"+kindName(name))
 		}
 	}
@@ -223,14 +260,30 @@ func kindName(name string) string {
 // variants returns v and, when v is at least minVariant bytes long, the
 // forms it commonly takes in output: base64 (standard and URL alphabets,
 // padded and not, and the part that is stable whatever bytes precede it in a
-// larger encoded blob), URL query and path escaping, JSON string escaping,
-// and for a multi-line value each line, the value with CRLF line ends, and
-// the value with every run of white space collapsed to one space (what
-// `echo $VAR` prints).
+// larger encoded blob; of the value and of the value and a newline, as
+// `echo "$V" | base64` encodes it; and each line of it wrapped at 64 and 76
+// columns, as openssl, GNU base64 and Python's encodebytes print it),
+// percent-encoding (URL query and path escaping, everything but the
+// unreserved bytes with %20 for a space, the same keeping "/", each with
+// upper- and lower-case hex), JSON string escaping, and for a multi-line
+// value each line, the value with CRLF line ends, and the value with every
+// run of white space collapsed to one space (what `echo $VAR` prints).
 func variants(v string) []string {
 	out := []string{v}
 	if len(v) < minVariant {
 		return out
+	}
+	for _, b := range []string{v, v + "\n"} {
+		full := base64.StdEncoding.EncodeToString([]byte(b))
+		if b != v {
+			out = append(out, full)
+		}
+		for _, width := range []int{64, 76} {
+			out = append(out, wrapped(full, width)...)
+		}
+	}
+	for _, f := range []string{url.QueryEscape(v), url.PathEscape(v), percent(v, ""), percent(v, "/")} {
+		out = append(out, f, lowerHex(f))
 	}
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 		full := enc.EncodeToString([]byte(v))
@@ -243,7 +296,6 @@ func variants(v string) []string {
 			out = append(out, e[lo:hi])
 		}
 	}
-	out = append(out, url.QueryEscape(v), url.PathEscape(v))
 	if j, err := json.Marshal(v); err == nil {
 		out = append(out, string(j[1:len(j)-1]))
 	}
@@ -269,6 +321,53 @@ func variants(v string) []string {
 	return out
 }
 
+// wrapped returns the lines of enc, a base64 text, wrapped at width
+// columns, as separate forms when enc is longer than one line: each full
+// line, and the last one (which may be short) together with the line
+// before it, so that a short last line is not a form of its own.
+func wrapped(enc string, width int) []string {
+	if len(enc) <= width {
+		return nil
+	}
+	var lines []string
+	for i := 0; i < len(enc); i += width {
+		lines = append(lines, enc[i:min(i+width, len(enc))])
+	}
+	out := lines[:len(lines)-1]
+	last := lines[len(lines)-2] + "\n" + lines[len(lines)-1]
+	return append(out, last, strings.ReplaceAll(last, "\n", "\r\n"))
+}
+
+// percent escapes every byte of v but the unreserved ones (RFC 3986:
+// letters, digits, - . _ ~) and those of keep, as %XX with upper-case hex
+// (what encodeURIComponent and Python's quote print).
+func percent(v, keep string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~"+keep, c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+// lowerHex turns the hex digits of every %XX of s to lower case.
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = lower(b[i+1]), lower(b[i+2])
+		}
+	}
+	return string(b)
+}
+
 // Holdback returns the most bytes a Writer of this policy ever holds back
 // undecided, whatever the input and however it is split: 4096 bytes for the
 // built-in catalogue (the largest window, a JWT's), 4097 when a
@@ -280,10 +379,20 @@ func (p *Policy) Holdback() int { return p.m.hold }
 
 // NewWriter returns a Writer that writes the sanitized stream to dst (SPEC
 // §6). The caller must Close it at end of stream to release what it holds;
-// Close does not close dst.
+// Close does not close dst. The secrets it finds are masked again at their
+// later occurrences in this stream only; see NewSharedWriter.
 func (p *Policy) NewWriter(dst io.Writer) *Writer {
+	return p.NewSharedWriter(dst, nil)
+}
+
+// NewSharedWriter is NewWriter for one of the streams of a run: the values
+// of the secrets each Writer sharing mem finds are masked in all of them
+// from then on (stdout and stderr of one command). A nil mem shares
+// nothing.
+func (p *Policy) NewSharedWriter(dst io.Writer, mem *Memory) *Writer {
 	w := &Writer{}
 	w.s.init(p.m, dst)
+	w.s.rep.mem = mem
 	return w
 }
 
@@ -299,31 +408,69 @@ func (p *Policy) String(s string) string {
 
 // Label sanitizes a command's argv for the receipt's command label (SPEC
 // §6: the label carries the same sanitized bytes as the files) and returns
-// a new slice. Each argument is sanitized alone, and also as the value of
-// the one before it, joined by "=" and by a space, so that
-// "--password hunter22" is masked like "--password=hunter22" and
-// "Bearer TOKEN" in two arguments like one. Then every run of SeenFragment
-// or more bytes shared with one of seen (the secrets the output revealed,
-// see Writer.Seen) is masked too: a command may print a credential in
-// pieces. A nil Policy (redaction off) returns argv's strings unchanged.
+// a new slice. Each argument is sanitized alone, as the value of the one
+// before it (joined by "=", so that "--password hunter22" is masked like
+// "--password=hunter22"), and within the whole command line (the arguments
+// joined by spaces), so that a command's password options are known for
+// what they are (mysql -pVALUE, curl -u user:VALUE, sshpass -p VALUE) and
+// "Bearer TOKEN" in two arguments is masked like one. Every byte of an
+// argument that one of these masks is masked, each run of them written as
+// the marker of the first. Then every run of SeenFragment or more bytes
+// shared with one of seen (the secrets the output revealed, see
+// Writer.Seen) is masked too: a command may print a credential in pieces. A
+// nil Policy (redaction off) returns argv's strings unchanged.
 func (p *Policy) Label(argv []string, seen [][]byte) []string {
 	label := make([]string, len(argv))
 	if p == nil {
 		copy(label, argv)
 		return label
 	}
+	// Where each argument sits in the command line.
+	line := strings.Join(argv, " ")
+	lineRuns := p.runs(line)
+	at := 0
 	for i, a := range argv {
-		label[i] = p.String(a)
-		if i > 0 {
-			for _, sep := range []string{"=", " "} {
-				prefix := argv[i-1] + sep
-				if s := p.String(prefix + a); strings.HasPrefix(s, prefix) && s[len(prefix):] != a {
-					label[i] = s[len(prefix):]
-					break
+		cover := make([]int32, len(a)) // kind+1 of the run that masks each byte, 0: none
+		mark := func(runs []span, off int) {
+			for _, r := range runs {
+				for k := max(int(r.s)-off, 0); k < min(int(r.e)-off, len(a)); k++ {
+					if cover[k] == 0 {
+						cover[k] = r.kind + 1
+					}
 				}
 			}
 		}
-		label[i] = MaskSeen(label[i], seen)
+		mark(lineRuns, at) // first: the most context names the kind
+		mark(p.runs(a), 0)
+		if i > 0 {
+			prefix := argv[i-1] + "="
+			mark(p.runs(prefix+a), len(prefix))
+		}
+		at += len(a) + 1
+		var b strings.Builder
+		for k := 0; k < len(a); {
+			if cover[k] == 0 {
+				b.WriteByte(a[k])
+				k++
+				continue
+			}
+			b.Write(p.m.markers[cover[k]-1])
+			for k < len(a) && cover[k] != 0 {
+				k++
+			}
+		}
+		label[i] = MaskSeen(b.String(), seen)
 	}
 	return label
+}
+
+// runs returns the input bytes of s that a Writer replaces by markers (each
+// merged run, with the kind its marker names).
+func (p *Policy) runs(s string) []span {
+	var st stream
+	st.init(p.m, io.Discard)
+	st.record = true
+	st.write([]byte(s))
+	st.close()
+	return st.runs
 }

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 )
 
@@ -17,7 +18,7 @@ func reference(m *matcher, in []byte) ([]byte, int64) {
 		end := min(len(in), start+d.window(kw))
 		sink.base = start
 		sink.in = in
-		pending, _ := d.eval(in[start:end], in[max(0, start-2):start], kw, true, &sink)
+		pending, _ := d.eval(in[start:end], in[max(0, start-lookBack(d)):start], kw, true, &sink)
 		if pending {
 			panic("detector pending on a final window")
 		}
@@ -48,6 +49,31 @@ func reference(m *matcher, in []byte) ([]byte, int64) {
 	if m.lineDet != nil {
 		eval(m.lineDet, 0, 0)
 	}
+	// Remembered values (repeat.go): in order of their spans' ends, each
+	// masks its occurrences from its end on.
+	learned := sink.learned
+	sort.SliceStable(learned, func(i, j int) bool {
+		a, b := learned[i], learned[j]
+		return a.e < b.e || a.e == b.e && (a.s < b.s || a.s == b.s && a.kind < b.kind)
+	})
+	var vals []repValue
+	for _, it := range learned {
+		v := in[it.s:it.e]
+		if !learnable(v) || len(vals) >= MemoryValues || slices.ContainsFunc(vals, func(o repValue) bool { return bytes.Equal(o.v, v) }) {
+			continue
+		}
+		vals = append(vals, repValue{v: v, kind: it.kind, from: it.e})
+	}
+	for _, v := range vals {
+		for p := int(v.from); p < len(in); p++ {
+			k := bytes.Index(in[p:], v.v)
+			if k < 0 {
+				break
+			}
+			p += k
+			sink.spans = append(sink.spans, span{s: int64(p), e: int64(p + len(v.v)), kind: v.kind})
+		}
+	}
 	spans := sink.spans
 	sort.SliceStable(spans, func(i, j int) bool {
 		return spans[i].s < spans[j].s || spans[i].s == spans[j].s && spans[i].kind < spans[j].kind
@@ -72,9 +98,10 @@ func reference(m *matcher, in []byte) ([]byte, int64) {
 }
 
 type refSink struct {
-	in    []byte
-	base  int
-	spans []span
+	in      []byte
+	base    int
+	spans   []span
+	learned []span // closed detector spans: their values are remembered
 }
 
 func (r *refSink) add(s, e int, kind int32, ext extender) {
@@ -86,6 +113,8 @@ func (r *refSink) add(s, e int, kind int32, ext extender) {
 		ext.limit = sp.e + int64(ext.max)
 		n, _ := ext.feed(r.in[sp.e:], sp.e)
 		sp.e += int64(n)
+	} else {
+		r.learned = append(r.learned, sp)
 	}
 	r.spans = append(r.spans, sp)
 }

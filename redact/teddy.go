@@ -3,6 +3,7 @@ package redact
 import (
 	"math/bits"
 	"slices"
+	"sync/atomic"
 )
 
 // The vector prefilter. Before the scalar filter of skip looks at a position,
@@ -11,10 +12,12 @@ import (
 // the "Teddy" technique of Hyperscan (Intel) and of Rust's aho-corasick
 // crate: keywords are reduced to fingerprints of their first three bytes
 // (each ASCII case variant of a case-insensitive keyword its own), the
-// fingerprints are spread over eight buckets, and for each fingerprint byte
-// two 16-entry tables give, for the byte's low and for its high nibble, the
-// buckets that accept it; one byte shuffle looks up 32 positions at once. A
-// position survives if some bucket accepts each of its three bytes. That is
+// fingerprints are spread over eight buckets (or sixteen or 24, in sets of
+// eight, one vector pass each, when there are many: see teddyPerTable), and
+// for each fingerprint byte two 16-entry tables give, for the byte's low and
+// for its high nibble, the buckets that accept it; one byte shuffle looks up
+// 32 positions at once. A position survives if some bucket accepts each of
+// its three bytes. That is
 // a superset of the positions where a keyword starts (a bucket accepts any
 // mix of its fingerprints' nibbles), so survivors still go through the exact
 // checks of mayStart, and a discarded position never starts a keyword.
@@ -25,11 +28,29 @@ const teddyLen = 3
 // teddyTables is the layout teddy_amd64.s reads: for fingerprint byte j,
 // lo[j] and hi[j] map a nibble to the set of buckets (one bit each) that
 // accept it, each 16-byte table written twice for the two 128-bit lanes of a
-// 256-bit shuffle; then the nibble mask 0x0f, 32 times.
+// 256-bit shuffle; then the nibble mask 0x0f, 32 times. One set of tables
+// holds eight buckets; more fingerprints than eight buckets can keep apart
+// get further sets in next, and a position survives if some set lets it
+// through (the union of their buckets).
 type teddyTables struct {
 	lo, hi [teddyLen][32]byte
 	nibble [32]byte
+	next   *teddyTables
 }
+
+// teddyPerTable is about how many fingerprints one set of eight buckets
+// holds before merging unlike ones lets most of a log's positions through:
+// every further teddyPerTable fingerprints get one more set of tables (one
+// more vector pass, six byte shuffles per 32 positions), at most
+// teddyMaxTables. Measured on benchLog and on BenchmarkWriterPlainLog's log
+// with the catalogue's 343 keywords (about 300 fingerprints): three sets let
+// 5.3% and 3.5% of the positions through, four sets 4.0% and 2.4%, which
+// saves less time than the fourth pass costs; one set let 19% and 16%
+// through with 271 keywords.
+const (
+	teddyPerTable  = 100
+	teddyMaxTables = 3
+)
 
 // newTeddy returns the tables for kws (exact[i]: kws[i] is case-sensitive;
 // keywords must not be empty). For a keyword shorter than teddyLen the
@@ -56,11 +77,24 @@ func newTeddy(kws [][]byte, exact []bool) *teddyTables {
 	slices.Sort(fps)
 	fps = slices.Compact(fps)
 
+	sets := min(teddyMaxTables, max(1, (len(fps)+teddyPerTable-1)/teddyPerTable))
+	buckets := teddyBuckets(fps, 8*sets)
+	var head *teddyTables
+	for i := (len(buckets) - 1) / 8 * 8; i >= 0; i -= 8 {
+		t := teddySet(buckets[i:min(i+8, len(buckets))])
+		t.next = head
+		head = t
+	}
+	return head
+}
+
+// teddySet lays out up to eight buckets as one set of tables.
+func teddySet(buckets []teddyBucket) *teddyTables {
 	t := &teddyTables{}
 	for i := range t.nibble {
 		t.nibble[i] = 0x0f
 	}
-	for b, bucket := range teddyBuckets(fps) {
+	for b, bucket := range buckets {
 		bit := byte(1) << b
 		for j := 0; j < teddyLen; j++ {
 			for n := 0; n < 16; n++ {
@@ -80,20 +114,62 @@ func newTeddy(kws [][]byte, exact []bool) *teddyTables {
 	return t
 }
 
+// teddyLater holds tables that are built on another goroutine: choosing
+// the buckets for the catalogue's few hundred fingerprints takes about 4 ms
+// of CPU, which a short command (capwrap -- true) would otherwise wait for
+// at start-up. Until they are ready the scalar filter alone runs; the
+// output is the same either way (FuzzTeddy holds the two paths to the same
+// output), only slower for those first bytes.
+type teddyLater struct {
+	tables atomic.Pointer[teddyTables]
+	done   chan struct{}
+}
+
+// buildTeddy starts building the tables for kws (see newTeddy) and returns
+// at once.
+func buildTeddy(kws [][]byte, exact []bool) *teddyLater {
+	l := &teddyLater{done: make(chan struct{})}
+	go func() {
+		l.tables.Store(newTeddy(kws, exact))
+		close(l.done)
+	}()
+	return l
+}
+
+// get returns the tables, or nil while they are being built (or when l is
+// nil: no vector prefilter).
+func (l *teddyLater) get() *teddyTables {
+	if l == nil {
+		return nil
+	}
+	return l.tables.Load()
+}
+
+// wait returns the tables once they are built (nil when l is nil).
+func (l *teddyLater) wait() *teddyTables {
+	if l == nil {
+		return nil
+	}
+	<-l.done
+	return l.tables.Load()
+}
+
 // teddyBlock is the portable statement of what teddyMasks computes for the
 // block of 32 positions at b[off:]: bit i is set when position off+i
 // survives the filter. It needs off+32+teddyLen-1 <= len(b). The tests hold
 // the vector code to it.
 func teddyBlock(t *teddyTables, b []byte, off int) uint32 {
 	var m uint32
-	for i := 0; i < 32; i++ {
-		acc := byte(0xff)
-		for j := 0; j < teddyLen; j++ {
-			c := b[off+i+j]
-			acc &= t.lo[j][c&15] & t.hi[j][c>>4]
-		}
-		if acc != 0 {
-			m |= 1 << i
+	for ; t != nil; t = t.next {
+		for i := 0; i < 32; i++ {
+			acc := byte(0xff)
+			for j := 0; j < teddyLen; j++ {
+				c := b[off+i+j]
+				acc &= t.lo[j][c&15] & t.hi[j][c>>4]
+			}
+			if acc != 0 {
+				m |= 1 << i
+			}
 		}
 	}
 	return m
@@ -134,66 +210,101 @@ func (b teddyBucket) cost() float64 {
 	c := 1.0
 	for j := 0; j < teddyLen; j++ {
 		p := 0.0
+		lo := b.lo[j]
 		for hs := b.hi[j] & textHi; hs != 0; hs &= hs - 1 {
 			h := bits.TrailingZeros16(hs)
-			for ls := b.lo[j]; ls != 0; ls &= ls - 1 {
-				p += textFreq[h][bits.TrailingZeros16(ls)]
-			}
+			p += textLoSum[h][0][byte(lo)] + textLoSum[h][1][lo>>8]
 		}
 		c *= p
 	}
 	return c
 }
 
-// teddyBuckets groups fps (packed, distinct) into at most eight buckets:
-// fingerprints with the same first byte start together, then the two groups
-// whose union costs least over their separate costs merge until eight are
-// left (agglomerative clustering under the cost model of textFreq).
-func teddyBuckets(fps []uint32) []teddyBucket {
+// teddyBuckets groups fps (packed, distinct) into at most n buckets:
+// fingerprints with the same first two bytes start together, then the two
+// groups whose union costs least over their separate costs merge until n
+// are left (agglomerative clustering under the cost model of textFreq).
+// Two bytes rather than one: a first byte that starts many keywords (s: sk_,
+// sdk-, secret, shpat_ ...) would put them all in one bucket that accepts
+// nearly every second and third byte.
+func teddyBuckets(fps []uint32, n int) []teddyBucket {
 	var bs []teddyBucket
-	var group [256]int // first byte → index in bs + 1
+	group := map[uint32]int{} // first two bytes → index in bs
 	for _, fp := range fps {
-		g := &group[byte(fp)]
-		if *g == 0 {
-			bs = append(bs, teddyBucket{})
-			*g = len(bs)
+		key := fp & 0xffff
+		if fp>>24 < 2 {
+			key = fp // a one-byte fingerprint is a group of its own
 		}
-		bs[*g-1].add(fp)
+		g, ok := group[key]
+		if !ok {
+			g = len(bs)
+			group[key] = g
+			bs = append(bs, teddyBucket{})
+		}
+		bs[g].add(fp)
+	}
+	if len(bs) <= n {
+		return bs
 	}
 	cost := make([]float64, len(bs))
 	for i := range bs {
 		cost[i] = bs[i].cost()
 	}
-	// extra[i][j], i < j: what merging i and j adds to the total cost.
+	// extra[i][j]: what merging i and j adds to the total cost; best[i]: the
+	// j that minimises it (-1: none left).
 	extra := make([][]float64, len(bs))
 	for i := range bs {
 		extra[i] = make([]float64, len(bs))
+	}
+	for i := range bs {
 		for j := i + 1; j < len(bs); j++ {
-			extra[i][j] = bs[i].union(bs[j]).cost() - cost[i] - cost[j]
+			e := bs[i].union(bs[j]).cost() - cost[i] - cost[j]
+			extra[i][j], extra[j][i] = e, e
 		}
 	}
 	alive := make([]bool, len(bs))
 	for i := range alive {
 		alive[i] = true
 	}
-	for left := len(bs); left > 8; left-- {
-		bi, bj := -1, -1
-		for i := range bs {
-			for j := i + 1; j < len(bs) && alive[i]; j++ {
-				if alive[j] && (bi < 0 || extra[i][j] < extra[bi][bj]) {
-					bi, bj = i, j
-				}
+	best := make([]int, len(bs))
+	rowBest := func(i int) {
+		best[i] = -1
+		for j := range bs {
+			if j != i && alive[j] && (best[i] < 0 || extra[i][j] < extra[i][best[i]]) {
+				best[i] = j
 			}
 		}
+	}
+	for i := range bs {
+		rowBest(i)
+	}
+	for left := len(bs); left > n; left-- {
+		bi := -1
+		for i := range bs {
+			if alive[i] && (bi < 0 || extra[i][best[i]] < extra[bi][best[bi]]) {
+				bi = i
+			}
+		}
+		bj := best[bi]
 		bs[bi] = bs[bi].union(bs[bj])
 		cost[bi] = bs[bi].cost()
 		alive[bj] = false
 		for k := range bs {
+			if alive[k] && k != bi {
+				e := bs[bi].union(bs[k]).cost() - cost[bi] - cost[k]
+				extra[bi][k], extra[k][bi] = e, e
+			}
+		}
+		rowBest(bi)
+		for k := range bs {
 			if !alive[k] || k == bi {
 				continue
 			}
-			i, j := min(k, bi), max(k, bi)
-			extra[i][j] = bs[i].union(bs[j]).cost() - cost[i] - cost[j]
+			if best[k] == bi || best[k] == bj {
+				rowBest(k)
+			} else if extra[k][bi] < extra[k][best[k]] {
+				best[k] = bi
+			}
 		}
 	}
 	var out []teddyBucket
@@ -207,9 +318,10 @@ func teddyBuckets(fps []uint32) []teddyBucket {
 
 // textFreq is a rough distribution of bytes in build and test logs, by high
 // and low nibble: English letters by their usual frequency (upper case a
-// tenth as often), digits, spaces and common punctuation. It only steers the
-// choice of buckets; the filter is exact whatever it says. textHi has bit h
-// set when some byte with high nibble h has a frequency.
+// quarter as often: PASSED, ERROR, GET), digits, spaces and common
+// punctuation. It only steers the choice of buckets; the filter is exact
+// whatever it says. textHi has bit h set when some byte with high nibble h
+// has a frequency.
 var textFreq, textHi = func() (q [16][16]float64, hi uint16) {
 	var w [256]float64
 	w[' '] = 15
@@ -223,7 +335,7 @@ var textFreq, textHi = func() (q [16][16]float64, hi uint16) {
 	for i := 0; i < len(letters); i++ {
 		f := 8 * float64(len(letters)-i) / float64(len(letters))
 		w[letters[i]] += f
-		w[letters[i]-'a'+'A'] += f / 10
+		w[letters[i]-'a'+'A'] += f / 4
 	}
 	for c := '0'; c <= '9'; c++ {
 		w[c] = 0.8
@@ -239,4 +351,22 @@ var textFreq, textHi = func() (q [16][16]float64, hi uint16) {
 		}
 	}
 	return q, hi
+}()
+
+// textLoSum[h][k][m] is the sum of textFreq[h][l] over the low nibbles l of
+// the byte m of a 16-bit nibble set (k: its low or its high byte), so that
+// cost adds a whole set in two lookups.
+var textLoSum = func() (t [16][2][256]float64) {
+	for h := range t {
+		for k := range t[h] {
+			for m := range t[h][k] {
+				for l := 0; l < 8; l++ {
+					if m&(1<<l) != 0 {
+						t[h][k][m] += textFreq[h][8*k+l]
+					}
+				}
+			}
+		}
+	}
+	return t
 }()

@@ -26,7 +26,20 @@ func teddyPolicies(t testing.TB) map[string]*Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string]*Policy{"catalogue": cat, "fuzz": fuzzPolicy()}
+	ps := map[string]*Policy{"catalogue": cat, "fuzz": fuzzPolicy()}
+	for _, p := range ps {
+		vectorReady(p)
+	}
+	return ps
+}
+
+// vectorReady waits until p's vector tables are built (they are built in
+// the background, see teddyLater), so that what follows runs the vector
+// path from its first byte.
+func vectorReady(p *Policy) {
+	if haveTeddy && p.m.ac.ted.wait() == nil {
+		panic("no vector tables built")
+	}
 }
 
 // checkTeddyMasks holds teddyMasks to teddyBlock, its portable statement,
@@ -57,7 +70,7 @@ func TestTeddyMasksMatchPortable(t *testing.T) {
 	log := benchLog(1<<16, 50)
 	for name, p := range teddyPolicies(t) {
 		t.Run(name, func(t *testing.T) {
-			tt := p.m.ac.ted
+			tt := p.m.ac.ted.wait()
 			if tt == nil {
 				t.Fatal("no tables built")
 			}
@@ -147,8 +160,9 @@ func FuzzTeddy(f *testing.F) {
 	f.Add(benchLog(2048, 5))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := fuzzPolicy()
+		vectorReady(p)
 		if haveTeddy {
-			checkTeddyMasks(t, p.m.ac.ted, data, len(data)/32+1)
+			checkTeddyMasks(t, p.m.ac.ted.get(), data, len(data)/32+1)
 		}
 		got := redactChunks(t, p, data, []int{1 + len(data)/3})
 		want := redactChunks(t, scalarOnly(p), data, nil)
@@ -156,4 +170,76 @@ func FuzzTeddy(f *testing.F) {
 			t.Fatalf("vector path %q, scalar path %q", got, want)
 		}
 	})
+}
+
+// TestTeddyBuiltInBackground: a policy is usable before its vector tables
+// are ready (the scalar filter runs meanwhile) and gives the same output as
+// once they are.
+func TestTeddyBuiltInBackground(t *testing.T) {
+	log := benchLog(1<<16, 50)
+	early, err := NewPolicy(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := redactChunks(t, early, log, []int{4096}) // tables may or may not be ready
+	vectorReady(early)
+	want := redactChunks(t, early, log, []int{4096})
+	if !bytes.Equal(got, want) {
+		t.Fatal("the output before the vector tables were ready differs from the output after")
+	}
+}
+
+// TestRepeatScanPathsAgree: the two ways of finding remembered values (the
+// vector prefilter over their first bytes, the scalar pair filter without
+// AVX2) mask the same bytes, for 1 to 12 values, their cut prefixes, and
+// writes split anywhere.
+func TestRepeatScanPathsAgree(t *testing.T) {
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	r := rand.New(rand.NewSource(7))
+	p, err := NewPolicy(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vectorReady(p)
+	for n := 1; n <= 12; n++ {
+		vals := make([]string, n)
+		var in bytes.Buffer
+		for i := range vals {
+			v := make([]byte, 16+r.Intn(20))
+			for j := range v {
+				v[j] = alnum[r.Intn(len(alnum))]
+			}
+			vals[i] = string(v)
+			in.WriteString("token=" + vals[i] + "\n")
+		}
+		for line := 0; line < 3000; line++ {
+			v := vals[r.Intn(n)]
+			switch r.Intn(4) {
+			case 0:
+				in.WriteString("uploading with " + v + " now\n")
+			case 1:
+				in.WriteString("cut " + v[:8+r.Intn(len(v)-8)] + "\n")
+			case 2:
+				in.WriteString(v + v[:3] + "\n")
+			default:
+				in.WriteString("tests/test_mod.py::test_case PASSED [ 42%]\n")
+			}
+		}
+		sizes := []int{1 + r.Intn(7), 4096, 1 + r.Intn(100)}
+		run := func(vector bool) []byte {
+			saved := haveTeddy
+			haveTeddy = vector && saved
+			defer func() { haveTeddy = saved }()
+			return redactChunks(t, p, in.Bytes(), sizes)
+		}
+		want := run(false)
+		for _, v := range vals {
+			if bytes.Contains(want, []byte(v)) {
+				t.Fatalf("%d values: %s shown", n, v)
+			}
+		}
+		if got := run(true); !bytes.Equal(got, want) {
+			t.Errorf("%d values: the vector path differs from the scalar path", n)
+		}
+	}
 }

@@ -70,9 +70,10 @@ type Diag interface {
 type Redaction struct {
 	// Off is --no-redact: the output is written unsanitized.
 	Off bool
-	// EnvNames are --redact-env names; Files the --redact-file paths,
+	// EnvNames are --redact-env names; AllowEnv the --redact-allow-env
+	// names (exempt from the name test); Files the --redact-file paths,
 	// read one value per line; Patterns the --redact-pattern regexps.
-	EnvNames, Files, Patterns []string
+	EnvNames, AllowEnv, Files, Patterns []string
 }
 
 // Config is one run as package main decided it from the flags and their

@@ -179,12 +179,15 @@ func prepare(cfg Config) (*run, error) {
 		preview.NewKeeper(cfg.StdoutChars),
 		preview.NewKeeper(cfg.StdoutChars + cfg.StderrChars), // stdout's unused budget may flow here (SPEC §5)
 	}
+	// The two streams share what they found: a secret stdout revealed is
+	// masked in stderr from then on, and the other way round (SPEC §6).
+	mem := redact.NewMemory()
 	for i, name := range []string{store.Stdout, store.Stderr} {
 		ws := []io.Writer{r.lazy.stream(name), r.keepers[i]}
 		if l := r.present.live(i); l != nil {
 			ws = append(ws, l)
 		}
-		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy}
+		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy, mem: mem}
 	}
 	return r, nil
 }

@@ -23,6 +23,7 @@ import (
 type sink struct {
 	dst   io.Writer
 	ready func() (*redact.Policy, error)
+	mem   *redact.Memory // shared with the run's other stream
 	once  sync.Once
 	w     io.Writer      // dst, the redactor or io.Discard; set by init
 	r     *redact.Writer // the redactor, nil without one
@@ -37,7 +38,7 @@ func (s *sink) init() {
 		case policy == nil:
 			s.w = s.dst
 		default:
-			s.r = policy.NewWriter(s.dst)
+			s.r = policy.NewSharedWriter(s.dst, s.mem)
 			s.w = s.r
 		}
 	})
@@ -195,6 +196,7 @@ func startPolicy(r Redaction, environ []string) (func() (*redact.Policy, error),
 		p, perr = redact.NewPolicy(redact.Options{
 			Environ:  environ,
 			EnvNames: r.EnvNames,
+			AllowEnv: r.AllowEnv,
 			Values:   values,
 			Patterns: r.Patterns,
 		})

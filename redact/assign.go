@@ -1,0 +1,1210 @@
+package redact
+
+import "bytes"
+
+// Assignments (SPEC §6 "password=/secret:-style assignments"): a value given
+// to a secret-looking key. The key word is found anywhere (it may sit inside
+// a longer name: clientSecretKey, db_password, x-api-key), the name around it
+// is read, then a separator and the value, which is masked only when it is a
+// literal that looks like a secret: the right-hand side of code (a call, a
+// member, a type, another variable) stays as it is.
+//
+// What is read, in order:
+//   - the key: the keyword, then the rest of its name. A letter right after
+//     the keyword must start a camelCase part (secretKey), be one of a few
+//     glued words (apikey, secretkey, tokenvalue), or the keyword is part of a
+//     longer word (tokenizer, passwords: no match). A name whose last word
+//     says it is about a secret rather than one (token_url, password_file,
+//     PASSWORD_MIN_LENGTH, secretName) is no key;
+//   - a closing quote of the key, at any depth of escaping (", \", \\\",
+//     \u0022, &quot;);
+//   - a separator: = : := => and their escapes \u003d \u003a %3D %3A; not
+//     == =~ or :: (comparisons, scopes). Or, for an XML element, ">" and a
+//     closing tag with the same name; or, after "--key" or "-key", a blank
+//     (command-line flags);
+//   - the value: quoted (the same escapes; b"..." and r"..." too), bare, on
+//     the next line (YAML), or, when the key is followed by an object ({) or
+//     by nothing (a name: "name": "DB_PASSWORD", "value": "..."), the value of
+//     the first "value" key within assignLookMax bytes.
+//
+// Which values count is decided by literalSecret.
+
+type assignDet struct {
+	kind     int32
+	minLen   int      // shortest value masked outside a strong context, in bytes
+	lenient  bool     // password-like: a literal of any shape counts, not only a random-looking one
+	word     bool     // the keyword must begin a word or a part of a compound name (pass, pwd, auth): not bypass, compass
+	whole    bool     // nothing may follow the keyword in the name (pass, sig)
+	valueSet *byteSet // if set, the value must be exactly valueLen bytes of this set
+	valueLen int
+	notAfter map[string]bool // words that, just before the keyword, make the key no credential's (nextToken)
+}
+
+const (
+	assignNameMax  = 32
+	assignBlankMax = 16
+	assignValueMax = 256
+	// assignLookMax bounds how far after a key its value may be looked for
+	// (on the next line, or as the "value" key of the object that follows).
+	assignLookMax = 384
+	lexMax        = 8 // the longest quote or separator lexeme, in bytes
+)
+
+// assignBack is how far before its keyword an assignment looks: at the
+// start of the key's name (nextToken, AWS::SecretsManager::Secret).
+const assignBack = 24
+
+func (d *assignDet) back() int { return assignBack }
+
+func (d *assignDet) window(kw int) int {
+	return kw + assignNameMax + lexMax + assignBlankMax + lexMax + assignBlankMax + assignLookMax + 2*lexMax + assignValueMax + 2*assignBlankMax
+}
+
+// lex is the answer of a lexeme reader: found, not there, or w ended inside
+// a prefix of one.
+type lex int8
+
+const (
+	lexNo lex = iota
+	lexYes
+	lexMore
+)
+
+// hasAt reports whether w[i:] starts with s, folding ASCII case if fold.
+func hasAt(w []byte, i int, s string, fold bool) lex {
+	for k := 0; k < len(s); k++ {
+		if i+k == len(w) {
+			return lexMore
+		}
+		c := w[i+k]
+		if fold {
+			c = lower(c)
+		}
+		if c != s[k] {
+			return lexNo
+		}
+	}
+	return lexYes
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// quote is a quote lexeme: a quote byte after esc backslashes, or an escape
+// that stands for a double quote (\u0022, &quot;).
+type quote struct {
+	n     int    // length of the lexeme, 0: none
+	q     byte   // the quote byte
+	esc   int    // backslashes before it
+	named string // "\\u0022" or "&quot;": the lexeme itself closes
+}
+
+// quoteAt reads a quote lexeme at w[i].
+func quoteAt(w []byte, i int) (quote, lex) {
+	if i == len(w) {
+		return quote{}, lexMore
+	}
+	switch c := w[i]; c {
+	case '"', '\'', '`':
+		return quote{n: 1, q: c}, lexYes
+	case '\\':
+		j := i
+		for j < len(w) && w[j] == '\\' && j-i < lexMax-1 {
+			j++
+		}
+		if j == len(w) {
+			return quote{}, lexMore
+		}
+		if w[j] == '"' || w[j] == '\'' {
+			return quote{n: j - i + 1, q: w[j], esc: j - i}, lexYes
+		}
+		if j == i+1 {
+			switch hasAt(w, i, `\u0022`, true) {
+			case lexYes:
+				return quote{n: 6, q: '"', named: `\u0022`}, lexYes
+			case lexMore:
+				return quote{}, lexMore
+			}
+		}
+	case '&':
+		switch hasAt(w, i, "&quot;", true) {
+		case lexYes:
+			return quote{n: 6, q: '"', named: "&quot;"}, lexYes
+		case lexMore:
+			return quote{}, lexMore
+		}
+	}
+	return quote{}, lexNo
+}
+
+// sepAt reads a separator at w[i] and returns its length and '=' or ':'.
+func sepAt(w []byte, i int) (int, byte, lex) {
+	if i == len(w) {
+		return 0, 0, lexMore
+	}
+	next := func(k int) (byte, bool) {
+		if i+k < len(w) {
+			return w[i+k], true
+		}
+		return 0, false
+	}
+	switch w[i] {
+	case '=':
+		c, ok := next(1)
+		if !ok {
+			return 0, 0, lexMore
+		}
+		switch c {
+		case '=':
+			return 0, 0, lexNo // a comparison
+		case '>':
+			return 2, '=', lexYes
+		case '~':
+			c2, ok := next(2)
+			if !ok {
+				return 0, 0, lexMore
+			}
+			if c2 == ' ' || c2 == '\t' || c2 == '/' {
+				return 0, 0, lexNo // a regular expression match
+			}
+		}
+		return 1, '=', lexYes
+	case ':':
+		c, ok := next(1)
+		if !ok {
+			return 0, 0, lexMore
+		}
+		switch c {
+		case ':':
+			return 0, 0, lexNo // a scope: Token::Kind
+		case '=':
+			return 2, ':', lexYes
+		}
+		return 1, ':', lexYes
+	case '\\':
+		for _, s := range []string{`\u003d`, `\u003a`} {
+			switch hasAt(w, i, s, true) {
+			case lexYes:
+				if s[5] == 'd' {
+					return len(s), '=', lexYes
+				}
+				return len(s), ':', lexYes
+			case lexMore:
+				return 0, 0, lexMore
+			}
+		}
+	case '%':
+		for _, s := range []string{"%3d", "%3a"} {
+			switch hasAt(w, i, s, true) {
+			case lexYes:
+				if s[2] == 'd' {
+					return 3, '=', lexYes
+				}
+				return 3, ':', lexYes
+			case lexMore:
+				return 0, 0, lexMore
+			}
+		}
+	}
+	return 0, 0, lexNo
+}
+
+// gluedWords may follow a keyword directly, in any case: apikey, secretkey,
+// tokenvalue, PASSWORDHASH is not one of them.
+var gluedWords = []string{"key", "value", "val", "id", "data"}
+
+// nonSecretWords end names that are about a secret rather than one.
+var nonSecretWords = map[string]bool{
+	"url": true, "uri": true, "urls": true, "endpoint": true, "host": true, "hostname": true, "port": true,
+	"path": true, "file": true, "filename": true, "dir": true, "directory": true, "name": true, "names": true,
+	"length": true, "len": true, "size": true, "count": true, "min": true, "max": true, "limit": true,
+	"ttl": true, "timeout": true, "expiry": true, "expires": true, "expiration": true, "expire": true, "lifetime": true, "age": true,
+	"type": true, "types": true, "kind": true, "mode": true, "enabled": true, "enable": true, "disabled": true, "required": true,
+	"header": true, "field": true, "policy": true, "prompt": true, "hint": true, "label": true, "format": true,
+	"regex": true, "pattern": true, "rule": true, "rules": true, "index": true, "idx": true, "pos": true,
+	"ref": true, "reference": true, "version": true, "algorithm": true, "alg": true, "reset": true,
+	"scope": true, "scopes": true, "audience": true, "issuer": true, "location": true, "source": true,
+	"provider": true, "manager": true, "service": true, "store": true, "sock": true, "socket": true,
+	"changed": true, "updated": true, "created": true, "time": true, "date": true, "timestamp": true, "last": true, "at": true, "env": true, "var": true,
+	"method": true, "methods": true, "class": true, "prefix": true, "suffix": true, "id_": true,
+}
+
+// nonSecretPrefix are words that, right before "token" or "secret", name
+// something that is no credential: pagination and idempotency tokens,
+// tokenizer and parser tokens.
+var nonSecretPrefix = map[string]bool{
+	"next": true, "page": true, "continuation": true, "change": true, "request": true, "idempotency": true,
+	"action": true, "pagination": true, "cancel": true, "cancellation": true, "sync": true, "marker": true,
+	"cursor": true, "resume": true, "output": true, "input": true, "eos": true, "bos": true, "pad": true,
+	"unk": true, "sep": true, "cls": true, "mask": true, "special": true, "start": true, "end": true,
+	"stop": true, "word": true, "sub": true, "char": true, "last": true, "first": true, "current": true,
+	"cur": true, "prev": true, "peek": true, "lookahead": true, "max": true, "num": true, "total": true,
+	"prompt": true, "completion": true, "lexer": true, "parser": true, "syntax": true, "bad": true,
+	"unexpected": true, "expected": true, "invalid": true, "new": true, "cached": true,
+	"client": true, "starting": true, "registration": true, "update": true, "purchase": true, "unit": true,
+	"lifecycle": true, "continue": true, "resumption": true, "lock": true,
+}
+
+// lastWord returns the last word of a name, lower-cased: its last camelCase
+// part, or what follows its last _ - or . ("token_url" → "url",
+// "passwordMinLength" → "length", "TOKEN_URL" → "url").
+func lastWord(name []byte) string {
+	return string(bytes.ToLower(lastWordSpan(name)))
+}
+
+// lastWordSpan is lastWord's bytes, in their case.
+func lastWordSpan(name []byte) []byte {
+	for len(name) > 0 && (name[len(name)-1] == '_' || name[len(name)-1] == '-' || name[len(name)-1] == '.') {
+		name = name[:len(name)-1]
+	}
+	e := len(name)
+	for e > 0 && isDigit(name[e-1]) {
+		e--
+	}
+	s := e
+	switch {
+	case s > 0 && isLower(name[s-1]):
+		for s > 0 && isLower(name[s-1]) {
+			s--
+		}
+		if s > 0 && isUpper(name[s-1]) {
+			s--
+		}
+	case s > 0 && isUpper(name[s-1]):
+		for s > 0 && isUpper(name[s-1]) {
+			s--
+		}
+	}
+	return name[s:e]
+}
+
+// lastWordIn reports whether the last word of name (see lastWord) is in m,
+// without allocating.
+func lastWordIn(m map[string]bool, name []byte) bool {
+	w := lastWordSpan(name)
+	var buf [24]byte
+	if len(w) > len(buf) {
+		return false
+	}
+	for k, c := range w {
+		buf[k] = lower(c)
+	}
+	return m[string(buf[:len(w)])]
+}
+
+// extension reports whether the rest of a name after its keyword ends in
+// what looks like a file name's extension: ".py", ".go", ".txt" (grep
+// output: "test_pwd.py:17:").
+func extension(rest []byte) bool {
+	k := bytes.LastIndexByte(rest, '.')
+	if k < 0 || len(rest)-k-1 == 0 || len(rest)-k-1 > 4 {
+		return false
+	}
+	for _, c := range rest[k+1:] {
+		if !isLower(c) && !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonEscape holds the bytes after a backslash that end a bare value: a
+// JSON or string escape (\" \n \u0026 \/), which means the value was inside
+// a quoted string and its end has come.
+var jsonEscape = newSet(`"'nrtubf/\`)
+
+// setBare holds the bytes of an unquoted value.
+var setBare = newSet(" \t,;\"'`)]}>&<").union(setControl).not()
+
+func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	var p byte // the byte before the keyword, 0 at the start
+	if len(pre) > 0 {
+		p = pre[len(pre)-1]
+	}
+	if p == '/' || p == '\\' {
+		return false, 0 // a path: /etc/passwd
+	}
+	if d.word && setAlnum[p] && !((isLower(p) || isDigit(p)) && isUpper(w[0])) {
+		return false, 0 // inside a word: bypass, compass, author
+	}
+	// The start of the name, before the keyword.
+	ns := len(pre)
+	for ns > 0 && setName[pre[ns-1]] {
+		ns--
+	}
+	head := pre[ns:]
+	// A command-line flag: the name starts with dashes after a blank (or
+	// the start): --password, --db-password, -srcstorepass.
+	dashes := 0
+	for dashes < len(head) && head[dashes] == '-' {
+		dashes++
+	}
+	if dashes > 0 && ns > 0 && !setBlank[pre[ns-1]] && pre[ns-1] != '"' && pre[ns-1] != '\'' {
+		dashes = 0
+	}
+	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && lastWordIn(d.notAfter, head) {
+		return false, 0 // a scope (AWS::SecretsManager::Secret), a token that is not a credential (nextToken, pad_token)
+	}
+	i := kw
+	if i == len(w) {
+		return wait(final, i)
+	}
+	upperKw := isUpper(w[kw-1])
+	if c := w[i]; setLetter[c] {
+		switch {
+		case d.whole:
+			return false, 0
+		case isUpper(c) && !upperKw: // a camelCase part: secretKey, apiTokenValue
+		default:
+			n, st := gluedWord(w, i)
+			if st == lexMore {
+				return wait(final, i)
+			}
+			if n == 0 {
+				return false, 0 // a longer word: tokenizer, passwords
+			}
+		}
+	} else if d.whole && setName[c] {
+		if isDigit(c) {
+			return false, 0
+		}
+		if i+1 == len(w) {
+			return wait(final, i)
+		}
+		if setAlnum[w[i+1]] {
+			return false, 0 // db_pass_file, pass.txt
+		}
+	}
+	j := skip(w, i, setName, assignNameMax+1)
+	if j-kw > assignNameMax {
+		return false, 0
+	}
+	if j == len(w) {
+		return wait(final, j)
+	}
+	name := w[:j]
+	if j > kw && (lastWordIn(nonSecretWords, name) || extension(w[kw:j])) {
+		return false, 0 // token_url, PASSWORD_MIN_LENGTH, secretName, pwd.py
+	}
+	envStyle := !hasLower(head) && !hasLower(name)
+	if p == ':' && w[j] == ':' {
+		return false, 0 // a field of an ARN or URN: arn:aws:secretsmanager:*:*:secret:name
+	}
+	kq, st := quoteAt(w, j)
+	if st == lexMore {
+		return wait(final, j)
+	}
+	i = j + kq.n
+	i = skip(w, i, setBlank, assignBlankMax)
+	if i == len(w) {
+		return wait(final, i)
+	}
+	blankBefore := i > j+kq.n
+	c := valueCtx{kw: w[:kw]}
+
+	if kq.n == 0 && !blankBefore && w[i] == '>' {
+		return d.xmlElement(w, i+1, name, final, sink)
+	}
+	n, sep, st := sepAt(w, i)
+	if st == lexMore {
+		if w[i] == '=' || w[i] == ':' {
+			return wait(final, i+1) // no value starts at its separator: "PASSWORD=" is shown at once
+		}
+		return wait(final, i)
+	}
+	if n == 0 {
+		switch {
+		case dashes > 0 && kq.n == 0 && blankBefore:
+			// A command-line flag: --password VALUE, -storepass VALUE; in
+			// prose ("the --password option") it is followed by words.
+			c.strong, c.prose, c.wordy = true, true, true
+			return d.value(w, i, c, final, sink)
+		case namedValue(pre[:ns]):
+			// A key named as a value: "name": "DB_PASSWORD", "value": "...".
+			return d.lookValue(w, i, c, final, sink)
+		case d.lenient && blankBefore && kq.n == 0 && w[i] == '\'':
+			// SQL: PASSWORD 'VALUE', IDENTIFIED BY 'VALUE'.
+			return d.value(w, i, c, final, sink)
+		}
+		return false, 0
+	}
+	i += n
+	k := skip(w, i, setBlank, assignBlankMax)
+	if k == len(w) {
+		return wait(final, k)
+	}
+	afterBlank := k > i
+	i = k
+	c.strong = sep == '=' && !blankBefore && !afterBlank && kq.n == 0 && (envStyle || p == '?' || p == '&' || p == ';' || dashes > 0)
+	c.prose = sep == ':' && afterBlank
+	switch w[i] {
+	case '\n', '\r', '|', '>':
+		if sep == ':' {
+			return d.nextLine(w, i, c, final, sink)
+		}
+		if w[i] != '|' && w[i] != '>' {
+			return false, 0
+		}
+	case '{':
+		return d.lookValue(w, i+1, c, final, sink)
+	case '[':
+		if sep == ':' && !afterBlank {
+			i++ // a Go-printed map: map[password:[VALUE]]
+		}
+	}
+	return d.value(w, i, c, final, sink)
+}
+
+func hasLower(b []byte) bool {
+	for _, c := range b {
+		if isLower(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// namedValue reports whether pre, the bytes before a key's name, end with
+// the key of a field that names a variable or parameter (name: , "name":
+// ", Name=, key=", ParameterKey=): the value comes in a "value" field next.
+func namedValue(pre []byte) bool {
+	i := len(pre)
+	for i > 0 && (pre[i-1] == '"' || pre[i-1] == '\'' || pre[i-1] == '\\') {
+		i--
+	}
+	for i > 0 && setBlank[pre[i-1]] {
+		i--
+	}
+	if i == 0 || pre[i-1] != ':' && pre[i-1] != '=' {
+		return false
+	}
+	i--
+	for i > 0 && (pre[i-1] == '"' || pre[i-1] == '\'' || pre[i-1] == '\\' || setBlank[pre[i-1]]) {
+		i--
+	}
+	switch lastWord(pre[:i]) {
+	case "name", "key":
+		return true
+	}
+	return false
+}
+
+// gluedWord returns the length of a word of gluedWords at w[i] (any case)
+// that is not followed by another lower-case letter.
+func gluedWord(w []byte, i int) (int, lex) {
+	for _, g := range gluedWords {
+		switch hasAt(w, i, g, true) {
+		case lexMore:
+			return 0, lexMore
+		case lexYes:
+			e := i + len(g)
+			if e == len(w) {
+				return 0, lexMore
+			}
+			if !isLower(w[e]) || isUpper(w[i]) {
+				return len(g), lexYes
+			}
+		}
+	}
+	return 0, lexYes
+}
+
+// lastByteKw runs a detector whose keywords end with one byte that is not
+// part of the key word itself ("pass=" for "pass"): the detector sees the
+// keyword without it.
+type lastByteKw struct{ d *assignDet }
+
+func (l *lastByteKw) window(kw int) int { return l.d.window(kw - 1) }
+func (l *lastByteKw) back() int         { return l.d.back() }
+func (l *lastByteKw) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	return l.d.eval(w, pre, kw-1, final, sink)
+}
+
+// valueCtx is what the key and separator tell about the value.
+type valueCtx struct {
+	kw     []byte // the keyword as written
+	strong bool   // a context where any literal is a value (NAME=value in an environment, --flag, a URL query, XML)
+	prose  bool   // after ": ", a bare value followed by another word is prose
+	wordy  bool   // a lower-case word is no value ("the --password option")
+}
+
+// value reads the value at w[i] (quoted or bare) and masks it if it is a
+// secret.
+func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
+	if i == len(w) {
+		return wait(final, i)
+	}
+	q, st := quoteAt(w, i)
+	if st == lexMore {
+		return wait(final, i)
+	}
+	if q.n == 0 {
+		// A Python string prefix: b"...", r'...', rb"...".
+		k := i
+		for k < len(w) && k-i < 2 && bytes.IndexByte([]byte("bBrRuU"), w[k]) >= 0 {
+			k++
+		}
+		if k > i {
+			if k == len(w) {
+				return wait(final, i)
+			}
+			if w[k] == '"' || w[k] == '\'' {
+				q = quote{n: k - i + 1, q: w[k]}
+			}
+		}
+	}
+	if q.n > 0 {
+		return d.quoted(w, i+q.n, q, c, final, sink)
+	}
+	vs := i
+	for i < len(w) && setBare[w[i]] && i-vs <= assignValueMax {
+		if w[i] == '\\' {
+			if i+1 == len(w) {
+				break
+			}
+			if jsonEscape[w[i+1]] {
+				break
+			}
+		}
+		i++
+	}
+	if i-vs > assignValueMax {
+		sink.add(vs, i, d.kind, extender{mode: extSet, set: setBare, max: extendMax})
+		return false, 0
+	}
+	if i == len(w) && !final {
+		return true, vs
+	}
+	ve := i
+	if c.prose && i < len(w) && setBlank[w[i]] && letters(w[vs:i]) {
+		j := skip(w, i, setBlank, 8)
+		if j == len(w) && !final {
+			return true, vs
+		}
+		if j < len(w) && setLetter[w[j]] {
+			return false, 0 // passwd: all authentication tokens updated
+		}
+	}
+	if c.wordy && letters(w[vs:ve]) && !hasUpper(w[vs:ve]) {
+		c.strong = false
+	}
+	if d.secret(w[vs:ve], false, c) {
+		sink.add(vs, ve, d.kind, extender{})
+	}
+	return false, 0
+}
+
+func hasUpper(b []byte) bool {
+	for _, c := range b {
+		if isUpper(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// quoted reads a quoted value starting at w[vs], after the opening quote q,
+// and masks it if it is a secret.
+func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, sink spanSink) (bool, int) {
+	i := vs
+	ve := -1
+	for i < len(w) && w[i] != '\n' && i-vs <= assignValueMax {
+		b := w[i]
+		if q.named != "" {
+			if b == q.named[0] {
+				st := hasAt(w, i, q.named, true)
+				if st == lexMore {
+					break
+				}
+				if st == lexYes {
+					ve = i
+					break
+				}
+			}
+			i++
+			continue
+		}
+		if b == '\\' && q.esc == 0 && q.q != '\'' {
+			if i+1 < len(w) && w[i+1] != '\n' {
+				i += 2
+				continue
+			}
+			if i+1 == len(w) {
+				break
+			}
+		}
+		if b == q.q {
+			run := 0
+			for run < i-vs && w[i-1-run] == '\\' {
+				run++
+			}
+			if q.esc == 0 || run <= q.esc {
+				ve = i - min(run, q.esc)
+				break
+			}
+		}
+		i++
+	}
+	if ve < 0 && i-vs > assignValueMax {
+		set := newQuoteSet(q.q)
+		sink.add(vs, i, d.kind, extender{mode: extSet, set: set, max: extendMax})
+		return false, 0
+	}
+	if ve < 0 {
+		if !final && i == len(w) {
+			return true, vs
+		}
+		// No closing quote on the line: the quote closed a string the key
+		// was in ('Password: ' + x), or the value is cut.
+		return false, 0
+	}
+	if d.secret(w[vs:ve], true, c) {
+		sink.add(vs, ve, d.kind, extender{})
+	}
+	return false, 0
+}
+
+var quoteSets = map[byte]*byteSet{
+	'"':  newSet("\"\n").not(),
+	'\'': newSet("'\n").not(),
+	'`':  newSet("`\n").not(),
+}
+
+func newQuoteSet(q byte) *byteSet { return quoteSets[q] }
+
+// xmlElement reads <key>VALUE</...key> from w[i], just after the ">".
+func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink spanSink) (bool, int) {
+	vs := i
+	for i < len(w) && w[i] != '<' && w[i] != '\n' && i-vs <= assignValueMax {
+		i++
+	}
+	if i-vs > assignValueMax || i < len(w) && w[i] == '\n' {
+		return false, 0
+	}
+	ve := i
+	// The closing tag: "</", a name that ends with the key's, ">".
+	e := i + 2 + assignNameMax + len(name) + 1
+	if len(w) < e && !final {
+		if k := bytes.IndexByte(w[i:], '>'); k < 0 {
+			return true, vs
+		}
+	}
+	if hasAt(w, i, "</", false) != lexYes {
+		return false, 0
+	}
+	k := bytes.IndexByte(w[i:min(len(w), e)], '>')
+	if k < 0 {
+		return false, 0
+	}
+	tag := w[i+2 : i+k]
+	if len(tag) < len(name) || !bytes.EqualFold(tag[len(tag)-len(name):], name) {
+		return false, 0
+	}
+	if d.secret(w[vs:ve], true, valueCtx{kw: name, strong: true}) {
+		sink.add(vs, ve, d.kind, extender{})
+	}
+	return false, 0
+}
+
+// nextLine reads a value on the line after "key:" (YAML): "key:\n  VALUE",
+// "key: |\n  VALUE", or "key:\n  value: VALUE".
+func (d *assignDet) nextLine(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
+	if w[i] == '|' || w[i] == '>' {
+		i++
+		for i < len(w) && (w[i] == '-' || w[i] == '+') {
+			i++
+		}
+		i = skip(w, i, setBlank, assignBlankMax)
+	}
+	if i < len(w) && w[i] == '\r' {
+		i++
+	}
+	if i == len(w) {
+		return wait(final, i)
+	}
+	if w[i] != '\n' {
+		return false, 0
+	}
+	i++
+	k := skip(w, i, setBlank, assignBlankMax)
+	if k == len(w) {
+		return wait(final, i)
+	}
+	if k == i || w[k] == '\n' || w[k] == '\r' || w[k] == '#' {
+		return false, 0 // not indented: another key
+	}
+	if hasAt(w, k, "- ", false) == lexYes {
+		return false, 0 // a list
+	}
+	// "value: V" on the next line is an object's value; anything else with a
+	// colon is another key.
+	switch hasAt(w, k, "value", true) {
+	case lexMore:
+		return wait(final, i)
+	case lexYes:
+		return d.lookValue(w, k, c, final, sink)
+	}
+	e := k
+	for e < len(w) && w[e] != '\n' && e-k <= assignValueMax {
+		if w[e] == ':' && (e+1 < len(w) && (w[e+1] == ' ' || w[e+1] == '\n')) {
+			return false, 0
+		}
+		e++
+	}
+	if e == len(w) && !final {
+		return true, k
+	}
+	c.prose = true
+	c.strong = false
+	return d.value(w[:e], k, c, true, sink)
+}
+
+// lookValue looks, from w[i], for the first "value" key of the object or
+// lines that follow (at most assignLookMax bytes and 6 lines, not past the
+// end of the object) and masks its value if it is a secret.
+func (d *assignDet) lookValue(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
+	from := i
+	if i < len(w) && w[i] == '\n' {
+		from = i + 1
+	}
+	lim := i + assignLookMax
+	depth, lines := 0, 0
+	for k := i; k < lim; k++ {
+		if k == len(w) {
+			return wait(final, from)
+		}
+		switch b := w[k]; b {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth < 0 {
+				return false, 0
+			}
+		case '\n':
+			if lines++; lines > 6 {
+				return false, 0
+			}
+		case 'v', 'V':
+			if k > i && (setName[w[k-1]] && !(isLower(w[k-1]) && b == 'V')) {
+				continue
+			}
+			st := hasAt(w, k, "value", true)
+			if st == lexMore {
+				return wait(final, from)
+			}
+			if st == lexNo {
+				continue
+			}
+			e := k + len("value")
+			if e == len(w) {
+				return wait(final, from)
+			}
+			if setName[w[e]] {
+				continue
+			}
+			kq, st := quoteAt(w, e)
+			if st == lexMore {
+				return wait(final, from)
+			}
+			e = skip(w, e+kq.n, setBlank, assignBlankMax)
+			n, sep, st := sepAt(w, e)
+			if st == lexMore {
+				return wait(final, from)
+			}
+			if n == 0 {
+				continue
+			}
+			e += n
+			s := skip(w, e, setBlank, assignBlankMax)
+			if s == len(w) {
+				return wait(final, from)
+			}
+			vc := valueCtx{kw: c.kw, prose: sep == ':' && s > e}
+			return d.value(w, s, vc, final, sink)
+		}
+	}
+	return false, 0
+}
+
+// secret reports whether v, the value given to the key, is a secret.
+func (d *assignDet) secret(v []byte, quoted bool, c valueCtx) bool {
+	if d.valueSet != nil {
+		if len(v) != d.valueLen {
+			return false
+		}
+		for _, b := range v {
+			if !d.valueSet[b] {
+				return false
+			}
+		}
+		return true
+	}
+	return literalSecret(v, quoted, c.strong, d.lenient, d.minLen, c.kw)
+}
+
+// literalSecret decides whether v, a value assigned to a secret-looking key
+// whose keyword is kw, is a literal secret rather than code, a placeholder
+// or a name (SPEC §6: only literal-looking values are masked).
+//
+// Never: a placeholder (see placeholder), a type name (str, string), a URL
+// (the URL rules look inside it), a name made of words that contains the
+// keyword itself (X-Fake-Connection-Token, encodeUserPassword); bare values
+// that are code (a call, an index, a composite literal, a member chain like
+// self.password or os.environ) or a path.
+//
+// Then, for password-like keys (lenient): a quoted value that is not prose;
+// a bare value in a strong context (NAME=value in an environment, --flag
+// VALUE, a URL query, an XML element); else a bare value with a digit or a
+// symbol (hunter2, P@ss), or all digits and at least 6 of them, or random.
+// For the other keys (token, secret, api key...): at least minLen bytes, not
+// all digits, and random (see random) unless the context is strong.
+func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte) bool {
+	if len(v) == 0 || placeholder(v) || typeWord(v) || bytes.Contains(v, []byte("://")) || bytes.HasPrefix(v, []byte("arn:")) || regex(v) {
+		return false
+	}
+	s := shapeOf(v)
+	rnd := s.random()
+	if !rnd && s.digit == 0 && s.other == 0 && containsFold(v, kw) {
+		return false
+	}
+	if !lenient && bytes.ContainsAny(v, " \t") {
+		return false // tokens and keys have no blanks
+	}
+	if quoted {
+		switch {
+		case prose(v):
+			return false
+		case lenient:
+			return len(v) >= 3 && (s.digit > 0 || symbol(v) || rnd)
+		}
+		return len(v) >= minLen && !s.allDigits() && rnd
+	}
+	if code(v) || path(v) || ident(v) && containsFold(v, kw) {
+		return false
+	}
+	switch {
+	case strong && lenient:
+		return true
+	case strong:
+		return len(v) >= minLen && !s.allDigits()
+	case lenient:
+		if s.allDigits() {
+			return len(v) >= 6
+		}
+		return len(v) >= 3 && (s.digit > 0 || symbol(v)) || rnd
+	}
+	return len(v) >= minLen && !s.allDigits() && rnd
+}
+
+// letters reports whether v is letters only (a word).
+func letters(v []byte) bool {
+	for _, c := range v {
+		if !setLetter[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// symbol reports whether v holds a byte that is neither a letter, a digit
+// nor a separator of words (- _ . and blanks): P@ss, hunter!.
+func symbol(v []byte) bool {
+	for _, c := range v {
+		if !setAlnum[c] && c != '-' && c != '_' && c != '.' && c != ' ' && c != '\t' {
+			return true
+		}
+	}
+	return false
+}
+
+// shape counts the classes of a value's bytes and its runs: maximal pieces
+// of one class, where an upper-case letter followed by lower-case ones is
+// one run (a Capitalized word), the separators of names and paths (- _ . /
+// : @ and blanks) separate runs without being one, and every other symbol
+// is a run of its own.
+type shape struct {
+	lower, upper, digit, other, seps, runs int
+	badRuns, badLetters                    int // letter runs that are no word (see unwordy)
+}
+
+func shapeOf(v []byte) shape {
+	s := shapeRuns(v)
+	// Letter runs, split as camelCase words.
+	for i := 0; i < len(v); {
+		if !setLetter[v[i]] {
+			i++
+			continue
+		}
+		j := i + 1
+		if isUpper(v[i]) {
+			for j < len(v) && isUpper(v[j]) {
+				j++
+			}
+			if j < len(v) && isLower(v[j]) && j-i > 1 {
+				j-- // TLSConfig: the C begins the next word
+			}
+		}
+		for j < len(v) && isLower(v[j]) {
+			j++
+		}
+		vowel := false
+		for _, c := range v[i:j] {
+			switch lower(c) {
+			case 'a', 'e', 'i', 'o', 'u', 'y':
+				vowel = true
+			}
+		}
+		if j-i <= 2 || !vowel {
+			s.badRuns++
+			s.badLetters += j - i
+		}
+		i = j
+	}
+	return s
+}
+
+func shapeRuns(v []byte) shape {
+	var s shape
+	prev, upRun := 0, 0 // prev: 1 lower, 2 upper, 3 digit, 0 none; upRun: upper letters in a row
+	for _, c := range v {
+		cl := 0
+		switch {
+		case isLower(c):
+			s.lower++
+			cl = 1
+		case isUpper(c):
+			s.upper++
+			cl = 2
+		case isDigit(c):
+			s.digit++
+			cl = 3
+		case c == '-' || c == '_' || c == '.' || c == ' ' || c == '\t' || c == '/' || c == ':' || c == '@':
+			s.seps++
+			prev = 0
+			continue
+		default:
+			s.other++
+			s.runs++
+			prev = 0
+			continue
+		}
+		if cl == 2 {
+			upRun++
+		} else if cl != 1 {
+			upRun = 0
+		}
+		switch {
+		case cl == 1 && prev == 2 && upRun > 1:
+			s.runs++ // "TLSConfig": TLS, Config; "ZVYx": ZV, Yx
+		case cl != prev && !(cl == 1 && prev == 2):
+			s.runs++
+		}
+		if cl == 1 {
+			upRun = 0
+		}
+		prev = cl
+	}
+	return s
+}
+
+func (s shape) allDigits() bool { return s.digit > 0 && s.lower+s.upper+s.other == 0 }
+
+// random reports whether a value has a secret's randomness rather than the
+// shape of words or identifiers: at least 8 bytes that are not separators,
+// of at least two classes (lower, upper, digit, symbol), and either an
+// average run of at most 3 bytes (Zq8v3LmN0pXr: 11 runs in 12 bytes;
+// nextNonSpace: 3 in 12; X-Fake-Connection-Token: 4 in 20) or at least 4
+// digits and 4 letters in 12 bytes or more (AbCdEf0123456789).
+func (s shape) random() bool {
+	n := s.lower + s.upper + s.digit + s.other
+	if n < 8 {
+		return false
+	}
+	classes := 0
+	for _, k := range []int{s.lower, s.upper, s.digit, s.other} {
+		if k > 0 {
+			classes++
+		}
+	}
+	if classes < 2 {
+		return false
+	}
+	return 3*s.runs >= n || s.digit >= 4 && s.lower+s.upper >= 4 && n >= 12 || n >= 16 && s.unwordy()
+}
+
+// unwordy reports whether the letters of a value read as no words: at
+// least 3 of its letter runs (split as camelCase: "TLSConfig" is TLS,
+// Config) are of one or two letters or have no vowel, and they hold a
+// third of its letters or more (fxrttWsjFMKvXmafech: fxrtt, Wsj, FM, Kv;
+// getTokenFromHeaderValue: none).
+func (s shape) unwordy() bool {
+	return s.badRuns >= 3 && 3*s.badLetters >= s.lower+s.upper
+}
+
+func containsFold(v, kw []byte) bool {
+	if len(kw) == 0 || len(kw) > len(v) {
+		return false
+	}
+	return bytes.Contains(bytes.ToLower(v), bytes.ToLower(kw))
+}
+
+// typeWords are type names that follow a key in code ("password: str").
+var typeWords = []string{"str", "string", "int", "integer", "bool", "boolean", "bytes", "byte", "number", "float", "double",
+	"text", "object", "any", "char", "list", "dict", "array", "optional", "unknown", "void", "buffer", "secretstr"}
+
+func typeWord(v []byte) bool {
+	for _, t := range typeWords {
+		if len(v) == len(t) && bytes.EqualFold(v, []byte(t)) {
+			return true
+		}
+	}
+	return false
+}
+
+// prose reports whether v is words and blanks (an explanation, not a
+// value): two or more blank-separated words of letters only.
+func prose(v []byte) bool {
+	f := bytes.Fields(v)
+	if len(f) < 2 {
+		return false
+	}
+	for _, w := range f {
+		w = bytes.TrimRight(w, ".,:;!?")
+		for _, c := range w {
+			if !setLetter[c] && c != '\'' && c != '-' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// regex reports whether v reads as a regular expression: \w \d \s, (?, [^.
+func regex(v []byte) bool {
+	for _, t := range []string{`\w`, `\d`, `\s`, `\W`, `\S`, `(?`, `[^`, `\b`} {
+		if bytes.Contains(v, []byte(t)) {
+			return true
+		}
+	}
+	return false
+}
+
+// identStart and identByte are the bytes of identifiers in common
+// languages.
+var (
+	identStart = newSet("A-Za-z_$")
+	identByte  = newSet("A-Za-z0-9_$")
+)
+
+// code reports whether a bare value is code: a call, index or composite
+// literal after an identifier (next(), response["k"], Token{...},
+// []byte("x")), a member chain (self.password, os.environ, t.typ) that is
+// not random, or a scope (Kind::X) or arrow (a->b).
+func code(v []byte) bool {
+	if k := bytes.IndexAny(v, "([{"); k >= 0 {
+		pre := bytes.TrimLeft(v[:k], "&*!")
+		if len(pre) == 0 || pre[0] == '[' || ident(pre) {
+			return true
+		}
+	}
+	if bytes.Contains(v, []byte("::")) || bytes.Contains(v, []byte("->")) {
+		return true
+	}
+	if len(v) > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X' || v[1] == 'b' || v[1] == 'o') {
+		return true // a number literal: 0x53c237_53c237
+	}
+	if bytes.IndexByte(v, '.') > 0 && ident(v) {
+		for _, part := range bytes.Split(v, []byte(".")) {
+			if shapeOf(part).random() && len(part) >= 16 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// ident reports whether v is an identifier or a chain of them joined by dots.
+func ident(v []byte) bool {
+	for _, part := range bytes.Split(v, []byte(".")) {
+		if len(part) == 0 || !identStart[part[0]] {
+			return false
+		}
+		for _, c := range part {
+			if !identByte[c] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// path reports whether a bare value is a file path: it starts with / ~/ ./
+// or ../ and no part of it is random.
+func path(v []byte) bool {
+	if !(v[0] == '/' || bytes.HasPrefix(v, []byte("~/")) || bytes.HasPrefix(v, []byte("./")) || bytes.HasPrefix(v, []byte("../"))) {
+		return false
+	}
+	for _, part := range bytes.Split(v, []byte("/")) {
+		if shapeOf(part).random() {
+			return false
+		}
+	}
+	return true
+}
+
+var placeholderWords = []string{
+	"null", "none", "nil", "undefined", "true", "false", "redacted",
+	"hidden", "masked", "secret", "password", "(none)", "(null)", "n/a",
+	"(sensitive)", "sensitive", "(sensitive value)", "omitted", "censored", "filtered", "example",
+	"passwd", "pass", "pwd", "token", "user", "username",
+}
+
+// placeholder reports whether an assigned value is a stand-in rather than a
+// secret: empty, a mask like "****" or "xxxx", a reference like $VAR, ${VAR},
+// %s, %(name)s, {{ var }} or #{var}, <angle> or {brace} templates, an
+// earlier marker, or a word such as null, none, true, false.
+func placeholder(v []byte) bool {
+	if len(v) == 0 {
+		return true
+	}
+	switch v[0] {
+	case '$', '%':
+		return true
+	}
+	if v[0] == '<' && v[len(v)-1] == '>' || v[0] == '{' && v[len(v)-1] == '}' || bytes.HasPrefix(v, []byte("[REDACTED")) {
+		return true
+	}
+	for _, t := range []string{"{{", "${", "#{", "{}", "[REDACTED", "***"} {
+		if bytes.Contains(v, []byte(t)) {
+			return true
+		}
+	}
+	same := true
+	for _, c := range v {
+		if c != '*' && c != 'x' && c != 'X' && c != '.' && c != '#' {
+			same = false
+			break
+		}
+	}
+	if same {
+		return true
+	}
+	for _, p := range placeholderWords {
+		if len(v) == len(p) && bytes.EqualFold(v, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *assignDet) afterKeyword() bool  { return true }
+func (l *lastByteKw) afterKeyword() bool { return true }

@@ -1,0 +1,351 @@
+package redact
+
+import "bytes"
+
+// Carriers (SPEC §6): the places a secret travels in that have no key word
+// before it, or not one an assignment can read: command lines (curl -u
+// user:PASS, mysql -pPASS, docker login -p PASS, sshpass -p PASS, redis-cli
+// -a PASS), .netrc lines, cookies, and a token as the user of a URL.
+
+// cliFlag is an option of a command whose value is a password.
+type cliFlag struct {
+	name     string // "-p", "--user"
+	glued    bool   // the value may follow in the same word: -pVALUE
+	spaced   bool   // the value may be the next word: -p VALUE
+	userPass bool   // the value is USER:PASSWORD, only the password is masked
+}
+
+// cliCommand says which options of a command carry a password.
+type cliCommand struct {
+	names []string // the command's names (keywords)
+	verb  string   // if set, this word must come first among the arguments (docker login)
+	flags []cliFlag
+}
+
+var cliCommands = []cliCommand{
+	{names: []string{"curl", "wget"}, flags: []cliFlag{
+		{name: "-u", glued: true, spaced: true, userPass: true},
+		{name: "--user", spaced: true, userPass: true},
+		{name: "--proxy-user", spaced: true, userPass: true},
+		{name: "-U", glued: true, spaced: true, userPass: true},
+	}},
+	{names: []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump"}, flags: []cliFlag{
+		{name: "-p", glued: true}, // "-p VALUE" prompts; VALUE is a database
+	}},
+	{names: []string{"sshpass"}, flags: []cliFlag{{name: "-p", glued: true, spaced: true}}},
+	{names: []string{"redis-cli", "valkey-cli"}, flags: []cliFlag{{name: "-a", glued: true, spaced: true}}},
+	{names: []string{"docker", "podman", "helm", "buildah", "skopeo", "oras", "nerdctl"}, verb: "login", flags: []cliFlag{{name: "-p", glued: true, spaced: true}}},
+	{names: []string{"mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"}, flags: []cliFlag{{name: "-p", spaced: true}}},
+	{names: []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd"}, flags: []cliFlag{{name: "-w", glued: true, spaced: true}}},
+	{names: []string{"openssl"}, flags: []cliFlag{
+		{name: "-pass", spaced: true}, {name: "-passin", spaced: true}, {name: "-passout", spaced: true},
+	}},
+}
+
+// cliDet finds the password options of a command on its line (a shell
+// trace, a CI log, the receipt's command label). Its keywords are the
+// commands' names (cliKeywords).
+type cliDet struct {
+	kind int32
+}
+
+// cliByName maps a command's name to its options.
+var cliByName = func() map[string]*cliCommand {
+	m := map[string]*cliCommand{}
+	for i := range cliCommands {
+		for _, n := range cliCommands[i].names {
+			m[n] = &cliCommands[i]
+		}
+	}
+	return m
+}()
+
+// cliKeywords returns the names of the commands of cliCommands.
+func cliKeywords() []string {
+	var out []string
+	for _, c := range cliCommands {
+		out = append(out, c.names...)
+	}
+	return out
+}
+
+// cliLineMax bounds the command line read after the command's name, in bytes.
+const cliLineMax = 1024
+
+func (d *cliDet) window(kw int) int { return kw + cliLineMax + 1 }
+
+// setWordEnd holds the bytes that may follow a command's name.
+var setWordEnd = newSet(" \t")
+
+func (d *cliDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	if len(pre) > 0 && setName[pre[len(pre)-1]] {
+		return false, 0 // inside a word or a longer name
+	}
+	if kw == len(w) {
+		return wait(final, kw)
+	}
+	if !setWordEnd[w[kw]] {
+		return false, 0
+	}
+	cmd := cliByName[string(w[:kw])]
+	if cmd == nil {
+		return false, 0
+	}
+	// The line, up to its end or a command separator.
+	e := kw
+	for e < len(w) && w[e] != '\n' && w[e] != '\r' {
+		e++
+	}
+	if e == len(w) && !final {
+		return true, kw
+	}
+	words := shellWords(w[kw:e], kw)
+	if cmd.verb != "" && (len(words) == 0 || string(w[words[0].s:words[0].e]) != cmd.verb) {
+		// A global option may come first: docker --config x login.
+		found := false
+		for _, wd := range words {
+			if string(w[wd.s:wd.e]) == cmd.verb {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false, 0
+		}
+	}
+	for k, wd := range words {
+		word := w[wd.s:wd.e]
+		if wd.sep {
+			break
+		}
+		for _, f := range cmd.flags {
+			vs, ve := -1, -1
+			switch {
+			case f.spaced && string(word) == f.name && k+1 < len(words) && !words[k+1].sep:
+				vs, ve = words[k+1].s, words[k+1].e
+			case f.glued && len(word) > len(f.name) && string(word[:len(f.name)]) == f.name && !(len(f.name) == 2 && word[2] == '-'):
+				vs, ve = wd.s+len(f.name), wd.e
+			case len(f.name) > 2 && len(word) > len(f.name)+1 && string(word[:len(f.name)+1]) == f.name+"=":
+				vs, ve = wd.s+len(f.name)+1, wd.e
+			}
+			if vs < 0 {
+				continue
+			}
+			if vs < ve && w[vs] == '\'' || vs < ve && w[vs] == '"' {
+				vs++ // a glued quote: -p'VALUE'
+				if ve > vs && w[ve-1] == w[vs-1] {
+					ve--
+				}
+			}
+			if f.userPass {
+				c := bytes.IndexByte(w[vs:ve], ':')
+				if c < 0 {
+					break // no password: curl asks for it
+				}
+				vs += c + 1
+			}
+			if bytes.HasPrefix(w[vs:ve], []byte("pass:")) {
+				vs += len("pass:") // openssl -passin pass:VALUE
+			}
+			if v := w[vs:ve]; len(v) > 0 && !placeholder(v) && !bytes.HasPrefix(v, []byte("env:")) && !bytes.HasPrefix(v, []byte("file:")) {
+				sink.add(vs, ve, d.kind, extender{})
+			}
+			break
+		}
+	}
+	return false, 0
+}
+
+// shellWord is a word of a command line: its content's offsets (quotes
+// excluded) and whether it separates commands (| ; && ||).
+type shellWord struct {
+	s, e int
+	sep  bool
+}
+
+// shellWords splits line, a command line that starts at offset base of the
+// window, into words the way a shell does closely enough: blanks separate,
+// quotes group (a word that starts with a quote runs to the matching one),
+// and | ; & end a command.
+func shellWords(line []byte, base int) []shellWord {
+	var out []shellWord
+	i := 0
+	for i < len(line) {
+		for i < len(line) && setBlank[line[i]] {
+			i++
+		}
+		if i == len(line) {
+			break
+		}
+		switch c := line[i]; c {
+		case '|', ';', '&':
+			j := i
+			for j < len(line) && (line[j] == '|' || line[j] == ';' || line[j] == '&') {
+				j++
+			}
+			out = append(out, shellWord{s: base + i, e: base + j, sep: true})
+			i = j
+			continue
+		case '"', '\'':
+			j := bytes.IndexByte(line[i+1:], c)
+			if j < 0 {
+				j = len(line) - i - 1
+			}
+			out = append(out, shellWord{s: base + i + 1, e: base + i + 1 + j})
+			i += j + 2
+			continue
+		}
+		j := i
+		for j < len(line) && !setBlank[line[j]] && line[j] != ';' && line[j] != '|' {
+			j++
+		}
+		out = append(out, shellWord{s: base + i, e: base + j})
+		i = j
+	}
+	return out
+}
+
+// netrcDet finds the password of a .netrc entry: "machine HOST login USER
+// password VALUE" on one line or several, in any order of its keys.
+type netrcDet struct{ kind int32 }
+
+const netrcMax = 512
+
+func (d *netrcDet) window(kw int) int { return kw + netrcMax + 1 }
+
+var netrcKeys = map[string]bool{"login": true, "password": true, "account": true, "port": true}
+
+func (d *netrcDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	if len(pre) > 0 && setName[pre[len(pre)-1]] {
+		return false, 0
+	}
+	i := kw
+	tok := func() (int, int, bool) {
+		for i < len(w) && (setBlank[w[i]] || w[i] == '\n' || w[i] == '\r') {
+			i++
+		}
+		s := i
+		for i < len(w) && !setBlank[w[i]] && w[i] != '\n' && w[i] != '\r' {
+			i++
+		}
+		return s, i, i < len(w) || final
+	}
+	if kw == len(w) {
+		return wait(final, kw)
+	}
+	if !setBlank[w[kw]] {
+		return false, 0
+	}
+	if s, e, ok := tok(); !ok {
+		return wait(final, s)
+	} else if e == s {
+		return false, 0 // machine with no host
+	}
+	for {
+		s, e, ok := tok()
+		if !ok {
+			return wait(final, s)
+		}
+		key := string(w[s:e])
+		if !netrcKeys[key] {
+			return false, 0 // not (or no longer) a .netrc entry: "machine learning"
+		}
+		vs, ve, ok := tok()
+		if !ok {
+			return wait(final, vs)
+		}
+		if ve == vs {
+			return false, 0
+		}
+		if key == "password" {
+			// Judged as a password in a file (see literalSecret): the
+			// examples of documentation and tests (password pass) stay.
+			if literalSecret(w[vs:ve], false, false, true, 1, nil) {
+				sink.add(vs, ve, d.kind, extender{})
+			}
+			return false, 0
+		}
+	}
+}
+
+// cookieDet finds the values of a Cookie or Set-Cookie header (or a
+// "cookie" field): every name=value pair whose value is a literal secret
+// (see literalSecret), its attributes (Path, Expires...) left alone.
+type cookieDet struct{ kind int32 }
+
+const cookieMax = 2048
+
+func (d *cookieDet) window(kw int) int {
+	return kw + lexMax + assignBlankMax + 2 + lexMax + cookieMax + 1
+}
+
+var cookieAttrs = map[string]bool{
+	"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true, "secure": true,
+	"httponly": true, "priority": true, "partitioned": true, "version": true, "comment": true,
+}
+
+func (d *cookieDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	if len(pre) > 0 && (setAlnum[pre[len(pre)-1]] || pre[len(pre)-1] == '_') {
+		return false, 0
+	}
+	if kw < len(w) && (w[kw] == 's' || w[kw] == 'S') {
+		kw++ // "cookies": a field of several
+	}
+	kq, st := quoteAt(w, kw)
+	if st == lexMore {
+		return wait(final, kw)
+	}
+	i := skip(w, kw+kq.n, setBlank, assignBlankMax)
+	if i == len(w) {
+		return wait(final, i)
+	}
+	if w[i] != ':' && w[i] != '=' {
+		return false, 0
+	}
+	i = skip(w, i+1, setBlank, assignBlankMax)
+	vq, st := quoteAt(w, i)
+	if st == lexMore {
+		return wait(final, i)
+	}
+	i += vq.n
+	from := i
+	e := i
+	for e < len(w) && w[e] != '\n' && w[e] != '\r' && e-i < cookieMax && !(vq.n > 0 && w[e] == vq.q) {
+		e++
+	}
+	if e == len(w) && !final {
+		return true, from
+	}
+	for k := i; k < e; {
+		for k < e && (setBlank[w[k]] || w[k] == ';' || w[k] == ',') {
+			k++
+		}
+		ns := k
+		for k < e && w[k] != '=' && w[k] != ';' && !setBlank[w[k]] {
+			k++
+		}
+		name := w[ns:k]
+		if k == e || w[k] != '=' {
+			continue
+		}
+		k++
+		if k < e && w[k] == '"' {
+			k++
+		}
+		vs := k
+		for k < e && w[k] != ';' && w[k] != '"' && !setBlank[w[k]] && w[k] != '\\' {
+			k++
+		}
+		if cookieAttrs[string(bytes.ToLower(name))] || len(name) == 0 {
+			continue
+		}
+		if literalSecret(w[vs:k], false, false, false, 8, nil) {
+			sink.add(vs, k, d.kind, extender{})
+		}
+	}
+	return false, 0
+}
+
+func (d *cliDet) afterKeyword() bool    { return true }
+func (d *netrcDet) afterKeyword() bool  { return true }
+func (d *cookieDet) afterKeyword() bool { return true }
