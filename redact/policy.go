@@ -409,9 +409,10 @@ func (p *Policy) String(s string) string {
 // Label sanitizes a command's argv for the receipt's command label (SPEC
 // §6: the label carries the same sanitized bytes as the files) and returns
 // a new slice. Each argument is sanitized alone, as the value of the one
-// before it (joined by "=", so that "--password hunter22" is masked like
-// "--password=hunter22"), and within the whole command line (the arguments
-// joined by spaces), so that a command's password options are known for
+// before it when that one is an option without "=" (joined by "=", so that
+// "--password hunter22" is masked like "--password=hunter22"), and within
+// the whole command line (the arguments joined by spaces; a run found there
+// masks only the argument it starts in), so that a command's password options are known for
 // what they are (mysql -pVALUE, curl -u user:VALUE, sshpass -p VALUE) and
 // "Bearer TOKEN" in two arguments is masked like one. Every byte of an
 // argument that one of these masks is masked, each run of them written as
@@ -433,6 +434,9 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 		cover := make([]int32, len(a)) // kind+1 of the run that masks each byte, 0: none
 		mark := func(runs []span, off int) {
 			for _, r := range runs {
+				if off > 0 && int(r.s) < off {
+					continue // a run of the whole line that starts in an earlier argument ends there
+				}
 				for k := max(int(r.s)-off, 0); k < min(int(r.e)-off, len(a)); k++ {
 					if cover[k] == 0 {
 						cover[k] = r.kind + 1
@@ -442,7 +446,9 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 		}
 		mark(lineRuns, at) // first: the most context names the kind
 		mark(p.runs(a), 0)
-		if i > 0 {
+		if i > 0 && strings.HasPrefix(argv[i-1], "-") && !strings.Contains(argv[i-1], "=") {
+			// The value of an option given as two arguments (--password X);
+			// not the argument after a whole KEY=VALUE one.
 			prefix := argv[i-1] + "="
 			mark(p.runs(prefix+a), len(prefix))
 		}
