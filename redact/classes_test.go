@@ -61,6 +61,7 @@ func classCases() []classCase {
 		{"ansi", "\x1b[2Kxoxb-2048-4096-Qz8Lm2Xw7Vt9Kp3N\n", []string{"xoxb-2048-4096-Qz8Lm2Xw7Vt9Kp3N"}},
 		{"ansi", `{"msg":"key\nAKIAQ7ZPLXW3RTYU4BNM"}`, []string{"AKIAQ7ZPLXW3RTYU4BNM"}},
 		{"pass", "DB_PASS=Qz8Lm2Xw7Vt9\n--- PASS: TestLogin (0.00s)\n", []string{"Qz8Lm2Xw7Vt9"}},
+		{"keys", "data:\n  tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t\n  tls.key: LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURB\n", []string{"UklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURB"}},
 		// Key spellings.
 		{"keys", `{"clientSecretKey": "Jm4Xq9Lz2Vw7Rt5PcK8d", "apiTokenValue": "Lp3Wz8Qx2Rv7Nt5Km9Ys"}`, []string{"Jm4Xq9Lz2Vw7Rt5PcK8d", "Lp3Wz8Qx2Rv7Nt5Km9Ys"}},
 		{"keys", "secretKey=Hy6Tq2Lz9Xw4Vm8Rk3Pb\n", []string{"Hy6Tq2Lz9Xw4Vm8Rk3Pb"}},
@@ -371,6 +372,18 @@ func TestEnvForms(t *testing.T) {
 	for _, in := range []string{q, lowerHex(q), url.QueryEscape(odd), lowerHex(url.QueryEscape(odd)), percent(odd, "/")} {
 		if out := checkAllWays(t, p, "a="+in+"\n", in); strings.Contains(out, in) {
 			t.Errorf("%q visible in %q", in, out)
+		}
+	}
+	// JSON: with "/" escaped (PHP), and JSON in a JSON string.
+	const slashed = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	const quoted = `ab"cd\ef 12/gh+ij=kl`
+	pj := mustPolicy(t, Options{Environ: []string{"MY_SECRET=" + slashed, "API_SECRET=" + quoted}})
+	for _, in := range []string{
+		`{"k":"wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY"}`,
+		`"{\"k\":\"ab\\\"cd\\\\ef 12/gh+ij=kl\"}"`,
+	} {
+		if out := checkAllWays(t, pj, in+"\n", ""); strings.Contains(out, "K7MDENG") || strings.Contains(out, "gh+ij=kl") {
+			t.Errorf("%s visible: %q", in, out)
 		}
 	}
 	if out := checkAllWays(t, p, "push registry.example.com/app\n", ""); out != "push registry.example.com/app\n" {

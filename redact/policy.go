@@ -265,7 +265,8 @@ func kindName(name string) string {
 // columns, as openssl, GNU base64 and Python's encodebytes print it),
 // percent-encoding (URL query and path escaping, everything but the
 // unreserved bytes with %20 for a space, the same keeping "/", each with
-// upper- and lower-case hex), JSON string escaping, and for a multi-line
+// upper- and lower-case hex), JSON string escaping (also with "\/" for "/",
+// and twice, for JSON in a JSON string), and for a multi-line
 // value each line, the value with CRLF line ends, and the value with every
 // run of white space collapsed to one space (what `echo $VAR` prints).
 func variants(v string) []string {
@@ -297,7 +298,13 @@ func variants(v string) []string {
 		}
 	}
 	if j, err := json.Marshal(v); err == nil {
-		out = append(out, string(j[1:len(j)-1]))
+		inner := string(j[1:len(j)-1])
+		// Also with "/" escaped as PHP's json_encode writes it, and escaped
+		// twice, as JSON inside a JSON string holds it.
+		out = append(out, inner, strings.ReplaceAll(inner, "/", `\/`))
+		if j2, err := json.Marshal(inner); err == nil {
+			out = append(out, string(j2[1:len(j2)-1]))
+		}
 	}
 	var jb bytes.Buffer
 	je := json.NewEncoder(&jb)
