@@ -298,7 +298,7 @@ func variants(v string) []string {
 		}
 	}
 	if j, err := json.Marshal(v); err == nil {
-		inner := string(j[1:len(j)-1])
+		inner := string(j[1 : len(j)-1])
 		// Also with "/" escaped as PHP's json_encode writes it, and escaped
 		// twice, as JSON inside a JSON string holds it.
 		out = append(out, inner, strings.ReplaceAll(inner, "/", `\/`))
