@@ -350,6 +350,9 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if dashes > 0 && ns > 0 && !setBlank[pre[ns-1]] && pre[ns-1] != '"' && pre[ns-1] != '\'' {
 		dashes = 0
 	}
+	if d.whole && len(head) == 0 && bytes.HasPrefix(w, []byte("PASS")) {
+		return false, 0 // a test's result, not a key: Go's "--- PASS: TestX/sub (0.01s)", automake's "PASS: t1"
+	}
 	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && lastWordIn(d.notAfter, head) {
 		return false, 0 // a scope (AWS::SecretsManager::Secret), a token that is not a credential (nextToken, pad_token)
 	}
@@ -1087,11 +1090,18 @@ func prose(v []byte) bool {
 	return true
 }
 
-// regex reports whether v reads as a regular expression: \w \d \s, (?, [^.
+// regex reports whether v reads as a regular expression: \w \d \s, (?, [^,
+// a character class of ranges ([A-Za-z0-9], [a-f0-9]) or a bracket followed
+// by a repetition (]{32}, ]+, ]*).
 func regex(v []byte) bool {
-	for _, t := range []string{`\w`, `\d`, `\s`, `\W`, `\S`, `(?`, `[^`, `\b`} {
+	for _, t := range []string{`\w`, `\d`, `\s`, `\W`, `\S`, `(?`, `[^`, `\b`, `]{`, `]+`, `]*`} {
 		if bytes.Contains(v, []byte(t)) {
 			return true
+		}
+	}
+	for i := 0; i+3 < len(v); i++ {
+		if v[i] == '[' && setAlnum[v[i+1]] && v[i+2] == '-' && setAlnum[v[i+3]] && bytes.IndexByte(v[i:], ']') > 0 {
+			return true // [A-Z...]
 		}
 	}
 	return false
@@ -1179,6 +1189,10 @@ func placeholder(v []byte) bool {
 	switch v[0] {
 	case '$', '%':
 		return true
+	case '!':
+		if len(v) > 1 && ident(v[1:]) {
+			return true // a YAML tag: password: !vault |, Password: !Ref DbPassword
+		}
 	}
 	if v[0] == '<' && v[len(v)-1] == '>' || v[0] == '{' && v[len(v)-1] == '}' || bytes.HasPrefix(v, []byte("[REDACTED")) {
 		return true

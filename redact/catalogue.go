@@ -128,6 +128,7 @@ var catalogue = []catalogueEntry{
 		"signing_key", "signing-key", "signingkey", "master_key", "master-key", "masterkey",
 		"access_key", "access-key", "accesskey", "account_key", "accountkey", "shared_key", "sharedkey",
 		"client_key", "client-key", "clientkey", "client-key-data", "client_key_data", "dockerconfigjson", "dockercfg",
+		"tls.key", "tls_key", "tls-key",
 	}, det: assign("key", 8, false, false, false)},
 	{kind: "session", keywords: []string{"session", "sessid"}, det: assign("session", 16, false, true, false)},
 	{kind: "signature", keywords: []string{"sig", "signature"}, det: assign("signature", 16, false, true, false)},

@@ -55,6 +55,13 @@ func classCases() []classCase {
 		{"xml", "<settings><paymentApiKey>Fq2Lw9zRt7Vx3Kp8Jm5n</paymentApiKey></settings>\n", []string{"Fq2Lw9zRt7Vx3Kp8Jm5n"}},
 		{"xml", `<datasource user="app" password="Wz2Lq8Rx7Tv3" url="jdbc:x"/>`, []string{"Wz2Lq8Rx7Tv3"}},
 		{"xml", `<add key="StoragePassword" value="Gx7Kq2Lz9Wr4Vm"/>`, []string{"Gx7Kq2Lz9Wr4Vm"}},
+		// Colour: the letter that ends an ANSI control sequence does not glue.
+		{"ansi", "\x1b[31mAKIAQ7ZPLXW3RTYU4BNM\x1b[0m\n", []string{"AKIAQ7ZPLXW3RTYU4BNM"}},
+		{"ansi", "\x1b[38;5;196mghp_aB3dE5gH7jaB3dE5gH7jaB3dE5gH7jK9mN0p\x1b[m\n", []string{"ghp_aB3dE5gH7jaB3dE5gH7jaB3dE5gH7jK9mN0p"}},
+		{"ansi", "\x1b[2Kxoxb-2048-4096-Qz8Lm2Xw7Vt9Kp3N\n", []string{"xoxb-2048-4096-Qz8Lm2Xw7Vt9Kp3N"}},
+		{"ansi", `{"msg":"key\nAKIAQ7ZPLXW3RTYU4BNM"}`, []string{"AKIAQ7ZPLXW3RTYU4BNM"}},
+		{"pass", "DB_PASS=Qz8Lm2Xw7Vt9\n--- PASS: TestLogin (0.00s)\n", []string{"Qz8Lm2Xw7Vt9"}},
+		{"keys", "data:\n  tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t\n  tls.key: LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURB\n", []string{"UklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURB"}},
 		// Key spellings.
 		{"keys", `{"clientSecretKey": "Jm4Xq9Lz2Vw7Rt5PcK8d", "apiTokenValue": "Lp3Wz8Qx2Rv7Nt5Km9Ys"}`, []string{"Jm4Xq9Lz2Vw7Rt5PcK8d", "Lp3Wz8Qx2Rv7Nt5Km9Ys"}},
 		{"keys", "secretKey=Hy6Tq2Lz9Xw4Vm8Rk3Pb\n", []string{"Hy6Tq2Lz9Xw4Vm8Rk3Pb"}},
@@ -144,6 +151,15 @@ var codeLines = []string{
 	"        information can be provided via the --username and --password options",
 	"    help=\"Specify a proxy in the form scheme://[user:passwd@]proxy.server:port.\",",
 	"-- the password 'reset' flow",
+	"--- PASS: TestAuth/with_token (0.01s)",
+	"    --- PASS: TestZ/a_1 (0.00s)",
+	"PASS: test_login_token",
+	"const tokenRe = `[A-Za-z0-9]{32}`",
+	"api_key_pattern = r\"[a-f0-9]+\"",
+	"    password: !vault |",
+	"  MasterUserPassword: !Ref DbPassword",
+	"HEX0fAKIAMTS7ZC6PZ2LXXF4G",
+	"blob1Kghp_aB3dE5gH7jaB3dE5gH7jaB3dE5gH7jK9mN0p",
 }
 
 func TestClasses(t *testing.T) {
@@ -356,6 +372,18 @@ func TestEnvForms(t *testing.T) {
 	for _, in := range []string{q, lowerHex(q), url.QueryEscape(odd), lowerHex(url.QueryEscape(odd)), percent(odd, "/")} {
 		if out := checkAllWays(t, p, "a="+in+"\n", in); strings.Contains(out, in) {
 			t.Errorf("%q visible in %q", in, out)
+		}
+	}
+	// JSON: with "/" escaped (PHP), and JSON in a JSON string.
+	const slashed = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	const quoted = `ab"cd\ef 12/gh+ij=kl`
+	pj := mustPolicy(t, Options{Environ: []string{"MY_SECRET=" + slashed, "API_SECRET=" + quoted}})
+	for _, in := range []string{
+		`{"k":"wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY"}`,
+		`"{\"k\":\"ab\\\"cd\\\\ef 12/gh+ij=kl\"}"`,
+	} {
+		if out := checkAllWays(t, pj, in+"\n", ""); strings.Contains(out, "K7MDENG") || strings.Contains(out, "gh+ij=kl") {
+			t.Errorf("%s visible: %q", in, out)
 		}
 	}
 	if out := checkAllWays(t, p, "push registry.example.com/app\n", ""); out != "push registry.example.com/app\n" {

@@ -102,24 +102,43 @@ type prefixDet struct {
 func (d *prefixDet) window(kw int) int { return kw + d.max + 1 }
 
 // glued reports whether a token is glued to the word before it: the byte
-// just before it (the last of pre, which holds up to two bytes) is in set.
-// Some letters do not glue, because output puts them right before a word
-// without being part of it: the letter that ends an ANSI control sequence
-// (ECMA-48 CSI: "\x1b[31m", "\x1b[m", "\x1b[2K": after a digit, ";" or
-// "[") and the letter of a backslash escape in JSON or a quoted string
-// ("\n", "\t").
+// just before it (the last of pre) is in set. Some letters do not glue,
+// because output puts them right before a word without being part of it:
+// the letter that ends an ANSI control sequence (ECMA-48 CSI: "\x1b[31m",
+// "\x1b[m", "\x1b[38;5;196m": ESC, "[", parameter bytes, the letter) and
+// the letter of a backslash escape in JSON or a quoted string ("\n", "\t").
+// A letter after digits that no CSI opens glues ("HEX0fAKIA..." is no AWS
+// key). pre must hold glueBack bytes where the stream has them.
 func glued(pre []byte, set *byteSet) bool {
-	if len(pre) == 0 || !set[pre[len(pre)-1]] {
+	n := len(pre)
+	if n == 0 || !set[pre[n-1]] {
 		return false
 	}
-	if len(pre) == 2 && setLetter[pre[1]] {
-		switch a := pre[0]; {
-		case a == '\\', a == '[', a == ';', '0' <= a && a <= '9':
+	if n >= 2 && setLetter[pre[n-1]] {
+		if pre[n-2] == '\\' {
+			return false
+		}
+		// Back over the CSI's parameter bytes (0x30-0x3f: digits, ";", "?"...)
+		// to its "[" and ESC.
+		i := n - 2
+		for i >= 0 && pre[i] >= 0x30 && pre[i] <= 0x3f {
+			i--
+		}
+		if i >= 1 && pre[i] == '[' && pre[i-1] == 0x1b {
 			return false
 		}
 	}
 	return true
 }
+
+// glueBack is how many bytes before a token glued looks at: the longest
+// usual CSI ("\x1b[38;2;255;255;255m" is 19 bytes) and its letter.
+const glueBack = 24
+
+func (d *prefixDet) back() int  { return glueBack }
+func (d *jwtDet) back() int     { return glueBack }
+func (d *discordDet) back() int { return glueBack }
+func (d *bearerDet) back() int  { return glueBack }
 
 func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
 	if d.left != nil && glued(pre, d.left) {

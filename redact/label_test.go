@@ -55,4 +55,20 @@ func TestLabel(t *testing.T) {
 	if got := p.Label([]string{"curl", "-u", "deploy:Wq9zLr3TnX7vKm2P"}, nil); got[2] != "deploy:[REDACTED:cli-password]" {
 		t.Errorf("label %q", got)
 	}
+	// The arguments after a KEY=VALUE or --option=VALUE one are not its
+	// value: only that argument's value is masked.
+	for _, argv := range [][]string{
+		{"true", "DB_PASSWORD=Pq7wXz2mKv9", "./deploy.sh", "--verbose"},
+		{"docker", "login", "--password=Pq7wXz2mKv9", "reg.example.com"},
+		{"docker", "run", "-e", "DB_PASSWORD=Pq7wXz2mKv9", "img"},
+		{"tool", "--api-key=Pq7wXz2mKv9AbCdEf12", "next"},
+		{"tool", "token=Pq7wXz2mKv9AbCdEf12", "build"},
+		{"git", "-c", "http.extraheader=AUTHORIZATION: basic ZGVwbG95OlBhc3N3MHJk", "fetch"},
+	} {
+		got := p.Label(argv, nil)
+		last := len(argv) - 1
+		if got[last] != argv[last] || strings.Contains(strings.Join(got, " "), "Pq7wXz2mKv9") || strings.Contains(strings.Join(got, " "), "ZGVwbG95OlBhc3N3MHJk") {
+			t.Errorf("%q: label %q", argv, got)
+		}
+	}
 }

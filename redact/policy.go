@@ -265,7 +265,8 @@ func kindName(name string) string {
 // columns, as openssl, GNU base64 and Python's encodebytes print it),
 // percent-encoding (URL query and path escaping, everything but the
 // unreserved bytes with %20 for a space, the same keeping "/", each with
-// upper- and lower-case hex), JSON string escaping, and for a multi-line
+// upper- and lower-case hex), JSON string escaping (also with "\/" for "/",
+// and twice, for JSON in a JSON string), and for a multi-line
 // value each line, the value with CRLF line ends, and the value with every
 // run of white space collapsed to one space (what `echo $VAR` prints).
 func variants(v string) []string {
@@ -297,7 +298,13 @@ func variants(v string) []string {
 		}
 	}
 	if j, err := json.Marshal(v); err == nil {
-		out = append(out, string(j[1:len(j)-1]))
+		inner := string(j[1 : len(j)-1])
+		// Also with "/" escaped as PHP's json_encode writes it, and escaped
+		// twice, as JSON inside a JSON string holds it.
+		out = append(out, inner, strings.ReplaceAll(inner, "/", `\/`))
+		if j2, err := json.Marshal(inner); err == nil {
+			out = append(out, string(j2[1:len(j2)-1]))
+		}
 	}
 	var jb bytes.Buffer
 	je := json.NewEncoder(&jb)
@@ -409,9 +416,10 @@ func (p *Policy) String(s string) string {
 // Label sanitizes a command's argv for the receipt's command label (SPEC
 // §6: the label carries the same sanitized bytes as the files) and returns
 // a new slice. Each argument is sanitized alone, as the value of the one
-// before it (joined by "=", so that "--password hunter22" is masked like
-// "--password=hunter22"), and within the whole command line (the arguments
-// joined by spaces), so that a command's password options are known for
+// before it when that one is an option without "=" (joined by "=", so that
+// "--password hunter22" is masked like "--password=hunter22"), and within
+// the whole command line (the arguments joined by spaces; a run found there
+// masks only the argument it starts in), so that a command's password options are known for
 // what they are (mysql -pVALUE, curl -u user:VALUE, sshpass -p VALUE) and
 // "Bearer TOKEN" in two arguments is masked like one. Every byte of an
 // argument that one of these masks is masked, each run of them written as
@@ -433,6 +441,9 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 		cover := make([]int32, len(a)) // kind+1 of the run that masks each byte, 0: none
 		mark := func(runs []span, off int) {
 			for _, r := range runs {
+				if off > 0 && int(r.s) < off {
+					continue // a run of the whole line that starts in an earlier argument ends there
+				}
 				for k := max(int(r.s)-off, 0); k < min(int(r.e)-off, len(a)); k++ {
 					if cover[k] == 0 {
 						cover[k] = r.kind + 1
@@ -442,7 +453,9 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 		}
 		mark(lineRuns, at) // first: the most context names the kind
 		mark(p.runs(a), 0)
-		if i > 0 {
+		if i > 0 && strings.HasPrefix(argv[i-1], "-") && !strings.Contains(argv[i-1], "=") {
+			// The value of an option given as two arguments (--password X);
+			// not the argument after a whole KEY=VALUE one.
 			prefix := argv[i-1] + "="
 			mark(p.runs(prefix+a), len(prefix))
 		}

@@ -106,6 +106,7 @@ type repeats struct {
 	vals    []repValue
 	scan    int64 // every position before scan was checked against vals
 	byHead  map[uint64][]int32
+	heads   []head        // one per byHead key
 	pair    *[1024]uint64 // first two bytes of each value
 	maxLen  int
 	ted     *teddyTables // the vector prefilter over vals' first bytes; rebuilt when dirty
@@ -210,6 +211,9 @@ func (s *stream) addValue(v []byte, kind int32, from int64) bool {
 	idx := int32(len(r.vals))
 	r.vals = append(r.vals, repValue{v: v, kind: kind, from: from})
 	h := binary.LittleEndian.Uint64(v)
+	if _, ok := r.byHead[h]; !ok {
+		r.heads = append(r.heads, newHead(v))
+	}
 	r.byHead[h] = append(r.byHead[h], idx)
 	x := uint32(v[0]) | uint32(v[1])<<8
 	r.pair[x>>6] |= 1 << (x & 63)
@@ -263,7 +267,14 @@ func (s *stream) scanRepeats() {
 	r := &s.rep
 	b := s.buf[:s.pos-s.base]
 	p := int(r.scan - s.base)
-	if haveTeddy {
+	if headScan && len(r.heads) <= fewHeads {
+		q, ok := s.scanHeads(b, p)
+		if !ok {
+			r.scan = s.base + int64(q)
+			return
+		}
+		p = q
+	} else if haveTeddy {
 		if r.dirty || r.ted == nil {
 			kws := make([][]byte, len(r.vals))
 			exact := make([]bool, len(r.vals))
@@ -304,6 +315,85 @@ func (s *stream) scanRepeats() {
 		}
 	}
 	r.scan = s.pos
+}
+
+// fewHeads is the most distinct value heads that scanHeads looks for one by
+// one; with more, the vector prefilter judges all at once.
+const fewHeads = 4
+
+// headScan turns scanHeads on; the tests turn it off to hold it to the
+// other paths.
+var headScan = true
+
+// head is the first 8 bytes of remembered values (every value has at least
+// MinRepeat of them), with the one of them that ordinary text holds least
+// often (by textFreq) and its offset, which scanHeads looks for.
+type head struct {
+	h    uint64
+	rare byte
+	off  int
+}
+
+func newHead(v []byte) head {
+	hd := head{h: binary.LittleEndian.Uint64(v)}
+	best := 2.0
+	for i, c := range v[:8] {
+		if f := textFreq[c>>4][c&15]; f < best {
+			best, hd.rare, hd.off = f, c, i
+		}
+	}
+	return hd
+}
+
+// next is the first position q from p on, with q+8 <= len(b), where b holds
+// the head, or -1.
+func (hd *head) next(b []byte, p int) int {
+	for i := p + hd.off; i < len(b)-7+hd.off; {
+		k := bytes.IndexByte(b[i:len(b)-7+hd.off], hd.rare)
+		if k < 0 {
+			return -1
+		}
+		q := i + k - hd.off
+		if binary.LittleEndian.Uint64(b[q:]) == hd.h {
+			return q
+		}
+		i += k + 1
+	}
+	return -1
+}
+
+// scanHeads checks b[p:] against the active values at every position where
+// a whole head fits: a value can start only where its head is, and each
+// head's next occurrence is found by its rarest byte (bytes.IndexByte). It
+// returns the first position it left unchecked (from there on no head
+// fits) and true, or the position of an occurrence that cannot be decided
+// yet and false.
+func (s *stream) scanHeads(b []byte, p int) (int, bool) {
+	r := &s.rep
+	end := max(p, len(b)-7)
+	var next [fewHeads]int // the next occurrence of each head at p or later; -1: none
+	for i := range r.heads {
+		next[i] = r.heads[i].next(b, p)
+	}
+	for {
+		q := -1
+		for i := range r.heads {
+			if next[i] >= 0 && (q < 0 || next[i] < q) {
+				q = next[i]
+			}
+		}
+		if q < 0 {
+			return end, true
+		}
+		if !s.repeatAt(b, q) {
+			return q, false
+		}
+		for i := range r.heads {
+			if next[i] == q {
+				next[i] = r.heads[i].next(b, q+1)
+			}
+		}
+	}
 }
 
 // repeatAt checks for active values at b[p:] (b ends at the stream's pos),

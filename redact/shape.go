@@ -142,11 +142,13 @@ func newShapeDet(kind int32, spec string, afterKw bool, left, need *byteSet) *sh
 
 func (d *shapeDet) window(kw int) int { return kw + d.win }
 
+func (d *shapeDet) back() int { return glueBack }
+
 func (d *shapeDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
 	if d.left != nil && glued(pre, d.left) {
 		return false, 0
 	}
-	if d.need != nil && (len(pre) < 2 || !d.need[pre[0]] || !d.need[pre[1]]) {
+	if n := len(pre); d.need != nil && (n < 2 || !d.need[pre[n-2]] || !d.need[pre[n-1]]) {
 		return false, 0
 	}
 	from := 0

@@ -189,10 +189,10 @@ func TestTeddyBuiltInBackground(t *testing.T) {
 	}
 }
 
-// TestRepeatScanPathsAgree: the two ways of finding remembered values (the
-// vector prefilter over their first bytes, the scalar pair filter without
-// AVX2) mask the same bytes, for 1 to 12 values, their cut prefixes, and
-// writes split anywhere.
+// TestRepeatScanPathsAgree: the three ways of finding remembered values
+// (scanHeads for a few heads, the vector prefilter over their first bytes
+// for more, the scalar pair filter without AVX2) mask the same bytes, for 1
+// to 12 values, their cut prefixes, and writes split anywhere.
 func TestRepeatScanPathsAgree(t *testing.T) {
 	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	r := rand.New(rand.NewSource(7))
@@ -226,19 +226,22 @@ func TestRepeatScanPathsAgree(t *testing.T) {
 			}
 		}
 		sizes := []int{1 + r.Intn(7), 4096, 1 + r.Intn(100)}
-		run := func(vector bool) []byte {
-			saved := haveTeddy
-			haveTeddy = vector && saved
-			defer func() { haveTeddy = saved }()
+		run := func(heads, vector bool) []byte {
+			savedH, savedV := headScan, haveTeddy
+			headScan, haveTeddy = heads, vector && savedV
+			defer func() { headScan, haveTeddy = savedH, savedV }()
 			return redactChunks(t, p, in.Bytes(), sizes)
 		}
-		want := run(false)
+		want := run(false, false)
 		for _, v := range vals {
 			if bytes.Contains(want, []byte(v)) {
 				t.Fatalf("%d values: %s shown", n, v)
 			}
 		}
-		if got := run(true); !bytes.Equal(got, want) {
+		if got := run(true, true); !bytes.Equal(got, want) {
+			t.Errorf("%d values: scanHeads differs from the scalar path", n)
+		}
+		if got := run(false, true); !bytes.Equal(got, want) {
 			t.Errorf("%d values: the vector path differs from the scalar path", n)
 		}
 	}
