@@ -291,18 +291,14 @@ func (d *cookieDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if kw < len(w) && (w[kw] == 's' || w[kw] == 'S') {
 		kw++ // "cookies": a field of several
 	}
-	kq, st := quoteAt(w, kw)
-	if st == lexMore {
-		return wait(final, kw)
-	}
-	i := skip(w, kw+kq.n, setBlank, assignBlankMax)
-	if i == len(w) {
+	st, i := keySeparator(w, kw)
+	switch st {
+	case lexMore:
 		return wait(final, i)
-	}
-	if w[i] != ':' && w[i] != '=' {
+	case lexNo:
 		return false, 0
 	}
-	i = skip(w, i+1, setBlank, assignBlankMax)
+	i = skip(w, i, setBlank, assignBlankMax)
 	vq, st := quoteAt(w, i)
 	if st == lexMore {
 		return wait(final, i)

@@ -370,19 +370,33 @@ func (d *authDet) window(kw int) int {
 
 var authSchemes = []string{"bearer", "basic", "token", "bot", "digest", "negotiate", "ntlm", "apikey", "aws4-hmac-sha256"}
 
-func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+// keySeparator reads what follows a header's or field's name at w[kw:]:
+// the quote that may close the name, blanks, and ":" or "=". It returns
+// lexYes and the index just past the separator; lexNo when something else
+// follows; lexMore, and the offset to wait from, when w ends first.
+func keySeparator(w []byte, kw int) (lex, int) {
 	kq, st := quoteAt(w, kw)
 	if st == lexMore {
-		return wait(final, kw)
+		return lexMore, kw
 	}
 	i := skip(w, kw+kq.n, setBlank, assignBlankMax)
-	if i == len(w) {
-		return wait(final, i)
+	switch {
+	case i == len(w):
+		return lexMore, i
+	case w[i] != ':' && w[i] != '=':
+		return lexNo, 0
 	}
-	if w[i] != ':' && w[i] != '=' {
+	return lexYes, i + 1
+}
+
+func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+	st, i := keySeparator(w, kw)
+	switch st {
+	case lexMore:
+		return wait(final, i)
+	case lexNo:
 		return false, 0
 	}
-	i++
 	set := setAuthValue
 	if i < len(w) && w[i] == '[' {
 		i++ // a Go-printed header map: map[Authorization:[Basic VALUE]]
