@@ -57,6 +57,7 @@ type Job struct {
 	released bool // the launcher's descriptors were let go
 	frozen   bool // the run is ending: no more release
 	signals  chan os.Signal
+	stopped  syscall.Signal // the last signal `capwrap stop` asked for; 0: none
 }
 
 // Attached reports whether the run ends presented on the launcher's
@@ -173,6 +174,9 @@ func (j *Job) serveControl(f *os.File) {
 			}
 			if verb, arg, _ := strings.Cut(string(line[:i]), " "); verb == "signal" {
 				if s, err := strconv.Atoi(arg); err == nil && s > 0 && s < 65 {
+					j.mu.Lock()
+					j.stopped = syscall.Signal(s)
+					j.mu.Unlock()
 					j.inject(syscall.Signal(s))
 				}
 			}
@@ -182,6 +186,13 @@ func (j *Job) serveControl(f *os.File) {
 			return
 		}
 	}
+}
+
+// stopSignal is the last signal `capwrap stop` asked for (0: none).
+func (j *Job) stopSignal() syscall.Signal {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.stopped
 }
 
 // inject hands a signal to the run, without waiting.

@@ -45,6 +45,9 @@ type Outcome struct {
 	Redacting, PTY bool
 	// Process is what became of the child (wrap.Run's result).
 	Process wrap.Result
+	// SignalFrom names who asked for Process.Forwarded when capwrap did not
+	// receive it as a signal ("capwrap stop" for a job); "" otherwise.
+	SignalFrom string
 	// Place names the capture (id, dir, abs_dir) once it was made; nil
 	// when none was (a silent command, or creating it failed).
 	Place *Place
@@ -298,11 +301,15 @@ func (o *Outcome) processReceipt() store.Process {
 }
 
 // forwardedText is process.reason after a forwarded signal: "SIGTERM
-// received by capwrap and forwarded", and when the group outlived it,
-// "; SIGKILL after --kill-after 5s".
+// received by capwrap and forwarded" (or "SIGKILL sent by capwrap stop"
+// for a job), and when the group outlived it, "; SIGKILL after
+// --kill-after 5s".
 func (o *Outcome) forwardedText() string {
 	p := o.Process
 	s := SignalName(p.Forwarded) + " received by capwrap and forwarded"
+	if o.SignalFrom != "" {
+		s = SignalName(p.Forwarded) + " sent by " + o.SignalFrom
+	}
 	if p.Escalated {
 		s += "; SIGKILL after --kill-after " + p.KillAfter.String()
 	}

@@ -115,6 +115,13 @@ func TestOutcomeReceipt(t *testing.T) {
 			return o
 		}, 130, syscall.SIGINT, false, true, map[string]any{"process.state": "cancelled", "process.signal": "SIGINT",
 			"process.exit_code": nil, "process.reason": "SIGINT received by capwrap and forwarded"}},
+		{"a job cancelled by capwrap stop", func() Outcome {
+			o := settled()
+			o.Process.State, o.Process.ExitCode, o.Process.Signal, o.Process.Forwarded = wrap.StateSignaled, -1, syscall.SIGKILL, syscall.SIGKILL
+			o.SignalFrom = "capwrap stop"
+			return o
+		}, 137, syscall.SIGKILL, false, true, map[string]any{"process.state": "cancelled", "process.signal": "SIGKILL",
+			"process.exit_code": nil, "process.reason": "SIGKILL sent by capwrap stop"}},
 		{"cancelled, then SIGKILL after --kill-after", func() Outcome {
 			o := settled()
 			o.Process.State, o.Process.ExitCode, o.Process.Signal = wrap.StateSignaled, -1, syscall.SIGKILL

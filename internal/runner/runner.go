@@ -283,6 +283,9 @@ func (r *run) spawn() {
 	if r.control != nil {
 		r.control.Close()
 	}
+	if cfg.Job != nil && r.out.Process.Forwarded != 0 && r.out.Process.Forwarded == cfg.Job.stopSignal() {
+		r.out.SignalFrom = "capwrap stop"
+	}
 	if liveTimer != nil && !liveTimer.Stop() {
 		// Before the capture is finalized or discarded.
 		r.guard.do("writing the live receipt", func() { <-liveWritten }, nil)
