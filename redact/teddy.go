@@ -145,15 +145,6 @@ func (l *teddyLater) get() *teddyTables {
 	return l.tables.Load()
 }
 
-// wait returns the tables once they are built (nil when l is nil).
-func (l *teddyLater) wait() *teddyTables {
-	if l == nil {
-		return nil
-	}
-	<-l.done
-	return l.tables.Load()
-}
-
 // teddyBlock is the portable statement of what teddyMasks computes for the
 // block of 32 positions at b[off:]: bit i is set when position off+i
 // survives the filter. It needs off+32+teddyLen-1 <= len(b). The tests hold

@@ -33,6 +33,15 @@ func teddyPolicies(t testing.TB) map[string]*Policy {
 	return ps
 }
 
+// wait returns the tables once they are built (nil when l is nil).
+func (l *teddyLater) wait() *teddyTables {
+	if l == nil {
+		return nil
+	}
+	<-l.done
+	return l.tables.Load()
+}
+
 // vectorReady waits until p's vector tables are built (they are built in
 // the background, see teddyLater), so that what follows runs the vector
 // path from its first byte.
