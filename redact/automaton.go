@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // automaton is an Aho–Corasick machine over ASCII-case-folded bytes: it finds
@@ -37,7 +38,7 @@ type automaton struct {
 	short  [1024]uint64 // the same, for keywords shorter than five bytes only
 	quint  [1024]uint64 // hash5 of the first five bytes of keywords of five bytes or more
 	maxLen int          // longest keyword, in bytes
-	ted    *teddyLater  // the vector prefilter's tables, built in the background; nil: scalar only (see prefilter)
+	ted    *teddyLater  // the vector prefilter's tables, built in the background once needed; nil: scalar only (see prefilter)
 	// The check of the vector prefilter's survivors (see quadOK): hash4 of
 	// the first four bytes of every keyword of four bytes or more, and
 	// hash3 of the three-byte keywords, both with 0x20 ORed into every
@@ -45,7 +46,7 @@ type automaton struct {
 	// together, which only lets more through). quadAll: a keyword of one
 	// or two bytes, which the check cannot judge, so it lets all through.
 	quad, short3 [1024]uint64
-	short3First  [256]bool // the first bytes (ORed with 0x20) of the three-byte keywords
+	short3First  [256]uint64 // 1 for the first bytes (ORed with 0x20) of the three-byte keywords, else 0
 	quadAll      bool
 }
 
@@ -176,7 +177,7 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 			setBit(&a.quad, hash4(binary.LittleEndian.Uint32(k)|0x20202020))
 		case len(k) == 3:
 			setBit(&a.short3, hash4(uint32(k[0])|uint32(k[1])<<8|uint32(k[2])<<16|0x202020))
-			a.short3First[k[0]|0x20] = true
+			a.short3First[k[0]|0x20] = 1
 		default:
 			a.quadAll = true
 		}
@@ -220,15 +221,22 @@ func hash4(t uint32) uint32 { return t * 0x9E3779B1 >> 16 }
 
 // quadOK reports whether a keyword may start at b[i] by the four bytes
 // there (three for the three-byte keywords), folded with 0x20; true when
-// fewer than four bytes follow. It is cheaper than mayStart and much
-// stricter than the vector prefilter, whose buckets let through a sixth of
-// a log's positions once the catalogue has a few hundred keywords.
+// fewer than four bytes follow. It is cheaper than mayStart and stricter
+// than the vector prefilter, whose buckets let through a few percent of a
+// log's positions with the catalogue's several hundred fingerprints.
 func (a *automaton) quadOK(b []byte, i int) bool {
 	if a.quadAll || i+4 > len(b) {
 		return true
 	}
-	x := binary.LittleEndian.Uint32(b[i:]) | 0x20202020
-	return hasBit(&a.quad, hash4(x)) || a.short3First[byte(x)] && hasBit(&a.short3, hash4(x&0xffffff))
+	return a.quadBit(binary.LittleEndian.Uint32(b[i:])) != 0
+}
+
+// quadBit is quadOK for the four bytes x holds (little-endian), without a
+// branch: 1 if a keyword may start with them, else 0.
+func (a *automaton) quadBit(x uint32) uint64 {
+	x |= 0x20202020
+	h, h3 := hash4(x), hash4(x&0xffffff)
+	return a.quad[h>>6]>>(h&63)&1 | a.short3First[byte(x)]&(a.short3[h3>>6]>>(h3&63))
 }
 
 // hash5 hashes the five bytes t holds (little-endian) to 16 bits.
@@ -275,30 +283,72 @@ func (a *automaton) mark(k []byte, exact bool) {
 }
 
 // prefilter holds the vector prefilter's verdicts on b[from:to] (see
-// teddy.go): bit k of masks[n] is set when position from+32n+k may start a
-// keyword. It is filled for the bytes one call of stream.feed scans and is
-// valid while b is not changed.
+// teddy.go), checked further: pos lists, in increasing order, every
+// position in [from, to) that the vector pass let through and that quadOK
+// and mayStart accept. It is filled for the bytes one call of stream.feed
+// scans and is valid while b is not changed.
 type prefilter struct {
-	buf      []uint32 // room for masks
-	masks    []uint32
+	masks    []uint32 // room for the vector pass's masks
+	pos      []int32
+	next     int // index in pos of the first position not yet returned by skip
 	from, to int
 }
 
 // fill judges b[from:] with the vector prefilter, or leaves pf empty when
 // the automaton has none.
 func (pf *prefilter) fill(a *automaton, b []byte, from int) {
-	pf.masks = pf.buf[:0]
+	pf.pos = pf.pos[:0]
+	pf.next = 0
 	pf.from, pf.to = from, from
-	ted := a.ted.get()
+	ted := a.ted.get(len(b) - from)
 	if ted == nil || from >= len(b) {
 		return
 	}
-	if need := (len(b)-from)/32 + 1; cap(pf.buf) < need {
-		pf.buf = make([]uint32, need)
+	if need := (len(b)-from)/32 + 1; cap(pf.masks) < need {
+		pf.masks = make([]uint32, need)
 	}
-	n := teddyMasks(ted, b[from:], pf.buf[:cap(pf.buf)])
-	pf.masks = pf.buf[:n]
+	n := teddyMasks(ted, b[from:], pf.masks[:cap(pf.masks)])
 	pf.to = from + 32*n
+	pf.refine(a, b, pf.masks[:n])
+}
+
+// refine lists the positions of masks (the vector pass's verdicts on the
+// blocks from pf.from on) that quadOK and then mayStart accept. The vector
+// pass lets through a few percent of a log's positions, most of which
+// quadOK rejects; judging them here, quadOK in a loop without
+// data-dependent branches, costs a fraction of what testing each one where
+// skip reaches it did (a mispredicted branch per survivor, and a walk over
+// every mask).
+func (pf *prefilter) refine(a *automaton, b []byte, masks []uint32) {
+	for k, m := range masks {
+		if m == 0 {
+			continue
+		}
+		at := pf.from + 32*k
+		keep := m
+		if a.quadAll {
+			// A one- or two-byte keyword: quadOK cannot judge.
+		} else if at+32+3 <= len(b) {
+			keep = 0
+			for ; m != 0; m &= m - 1 {
+				j := bits.TrailingZeros32(m)
+				keep |= uint32(a.quadBit(binary.LittleEndian.Uint32(b[at+j:]))) << j
+			}
+		} else {
+			keep = 0
+			for ; m != 0; m &= m - 1 {
+				j := bits.TrailingZeros32(m)
+				if a.quadOK(b, at+j) {
+					keep |= 1 << j
+				}
+			}
+		}
+		for ; keep != 0; keep &= keep - 1 {
+			if p := at + bits.TrailingZeros32(keep); a.mayStart(b, p) {
+				pf.pos = append(pf.pos, int32(p))
+			}
+		}
+	}
 }
 
 // scan runs the machine from state st over b[i:] and stops just after the
@@ -346,25 +396,23 @@ func (a *automaton) scan(st int32, b []byte, i int, pf *prefilter) (int32, int) 
 // skip returns the first position at or after i where a keyword may start
 // (see mayStart), or a position among the last two bytes of b, which cannot
 // be judged and are left to the machine, or len(b). Positions pf covers are
-// judged only if the vector prefilter let them through; the others (all of
-// them on CPUs without one) are tested eight per step against the
+// taken from its list (see prefilter.refine); the others (all of them on
+// CPUs without a vector prefilter) are tested eight per step against the
 // three-byte table.
 func (a *automaton) skip(b []byte, i int, pf *prefilter) int {
 	if i >= pf.from && i < pf.to {
-		n := (i - pf.from) >> 5
-		m := pf.masks[n] &^ (1<<uint((i-pf.from)&31) - 1)
-		for {
-			for m != 0 {
-				p := pf.from + n<<5 + bits.TrailingZeros32(m)
-				m &= m - 1
-				if a.quadOK(b, p) && a.mayStart(b, p) {
-					return p
-				}
-			}
-			if n++; n == len(pf.masks) {
-				break
-			}
-			m = pf.masks[n]
+		if pf.next > 0 && int(pf.pos[pf.next-1]) >= i {
+			// Asked again for an earlier position (scan moves forward
+			// only, but be exact whatever the caller).
+			pf.next, _ = slices.BinarySearch(pf.pos, int32(i))
+		}
+		for pf.next < len(pf.pos) && int(pf.pos[pf.next]) < i {
+			pf.next++
+		}
+		if pf.next < len(pf.pos) {
+			p := int(pf.pos[pf.next])
+			pf.next++
+			return p
 		}
 		i = pf.to
 	}

@@ -6,29 +6,30 @@ import (
 	"sync/atomic"
 )
 
-// The vector prefilter. Before the scalar filter of skip looks at a position,
-// a vector pass (where the CPU has one, see teddy_amd64.s) judges 32
+// The vector prefilter. Before the scalar checks look at a position, a
+// vector pass (where the CPU has one, see teddy_amd64.s) judges 32 or 64
 // positions at a time and discards those where no keyword can start. It is
 // the "Teddy" technique of Hyperscan (Intel) and of Rust's aho-corasick
-// crate: keywords are reduced to fingerprints of their first three bytes
+// crate: keywords are reduced to fingerprints of their first four bytes
 // (each ASCII case variant of a case-insensitive keyword its own), the
-// fingerprints are spread over eight buckets (or sixteen or 24, in sets of
-// eight, one vector pass each, when there are many: see teddyPerTable), and
-// for each fingerprint byte two 16-entry tables give, for the byte's low and
-// for its high nibble, the buckets that accept it; one byte shuffle looks up
-// 32 positions at once. A position survives if some bucket accepts each of
-// its three bytes. That is
-// a superset of the positions where a keyword starts (a bucket accepts any
-// mix of its fingerprints' nibbles), so survivors still go through the exact
-// checks of mayStart, and a discarded position never starts a keyword.
+// fingerprints are spread over eight buckets (or up to 32, in sets of eight,
+// one vector pass each, when there are many: see teddyPerTable), and for
+// each fingerprint byte two 16-entry tables give, for the byte's low and for
+// its high nibble, the buckets that accept it; one byte shuffle looks up 32
+// (AVX2) or 64 (AVX-512) positions at once. A position survives if some
+// bucket accepts each of its four bytes. That is a superset of the positions
+// where a keyword starts (a bucket accepts any mix of its fingerprints'
+// nibbles), so survivors still go through the checks of quadOK and mayStart
+// (see prefilter.refine), and a discarded position never starts a keyword.
 
 // teddyLen is the number of leading keyword bytes in a fingerprint.
-const teddyLen = 3
+const teddyLen = 4
 
 // teddyTables is the layout teddy_amd64.s reads: for fingerprint byte j,
 // lo[j] and hi[j] map a nibble to the set of buckets (one bit each) that
 // accept it, each 16-byte table written twice for the two 128-bit lanes of a
-// 256-bit shuffle; then the nibble mask 0x0f, 32 times. One set of tables
+// 256-bit shuffle (the 512-bit kernel broadcasts the first 16 bytes to its
+// four lanes); then the nibble mask 0x0f, 32 times. One set of tables
 // holds eight buckets; more fingerprints than eight buckets can keep apart
 // get further sets in next, and a position survives if some set lets it
 // through (the union of their buckets).
@@ -41,15 +42,17 @@ type teddyTables struct {
 // teddyPerTable is about how many fingerprints one set of eight buckets
 // holds before merging unlike ones lets most of a log's positions through:
 // every further teddyPerTable fingerprints get one more set of tables (one
-// more vector pass, six byte shuffles per 32 positions), at most
-// teddyMaxTables. Measured on benchLog and on BenchmarkWriterPlainLog's log
-// with the catalogue's 343 keywords (about 300 fingerprints): three sets let
-// 5.3% and 3.5% of the positions through, four sets 4.0% and 2.4%, which
-// saves less time than the fourth pass costs; one set let 19% and 16%
-// through with 271 keywords.
+// more vector pass, eight byte shuffles per step), at most teddyMaxTables.
+// Measured with the catalogue's 359 keywords (695 four-byte fingerprints)
+// on BenchmarkWriterPlainLog's log and on benchLog: four sets let 1.4% and
+// 3.2% of the positions through, three sets 5.6% and 7.1%, two 9.7% and
+// 11.5%; PlainLog ran at about 1.7 GB/s with three sets, 2.2 with four and
+// 2.2 with five (AVX-512). Three-byte fingerprints in four sets let 2.4%
+// and 4.3% through: the fourth byte tells apart most of what the buckets
+// merge.
 const (
 	teddyPerTable  = 100
-	teddyMaxTables = 3
+	teddyMaxTables = 4
 )
 
 // newTeddy returns the tables for kws (exact[i]: kws[i] is case-sensitive;
@@ -57,17 +60,17 @@ const (
 // fingerprint bytes past its end accept anything: a one-byte keyword (the
 // line start of a --redact-pattern) lets through every position holding it.
 func newTeddy(kws [][]byte, exact []bool) *teddyTables {
-	// A fingerprint is packed little-endian in a uint32, its length in the
-	// top byte.
-	var fps []uint32
+	// A fingerprint is packed little-endian in a uint64, its length in
+	// bits 32 and up.
+	var fps []uint64
 	for ki, k := range kws {
 		n := min(len(k), teddyLen)
-		vs := []uint32{uint32(n) << 24}
+		vs := []uint64{uint64(n) << 32}
 		for j := 0; j < n; j++ {
-			var next []uint32
+			var next []uint64
 			for _, v := range vs {
 				for _, c := range caseVariants(k[j], exact[ki]) {
-					next = append(next, v|uint32(c)<<(8*j))
+					next = append(next, v|uint64(c)<<(8*j))
 				}
 			}
 			vs = next
@@ -114,35 +117,59 @@ func teddySet(buckets []teddyBucket) *teddyTables {
 	return t
 }
 
-// teddyLater holds tables that are built on another goroutine: choosing
-// the buckets for the catalogue's few hundred fingerprints takes about 4 ms
-// of CPU, which a short command (capwrap -- true) would otherwise wait for
-// at start-up. Until they are ready the scalar filter alone runs; the
-// output is the same either way (FuzzTeddy holds the two paths to the same
-// output), only slower for those first bytes.
+// teddyLater holds tables that are built on another goroutine, and only
+// once the automaton has been given teddyStartAfter bytes to scan: choosing
+// the buckets for the catalogue's several hundred fingerprints takes about 3
+// ms of CPU, which a short command (capwrap -- true) or one that prints a
+// few lines would otherwise pay at start-up, on a machine whose other core
+// is starting the command. Until they are ready the scalar filter alone
+// runs; the output is the same either way (FuzzTeddy and
+// TestTeddyBuiltInBackground hold the two paths to the same output), only
+// slower for those first bytes.
 type teddyLater struct {
-	tables atomic.Pointer[teddyTables]
-	done   chan struct{}
+	kws     [][]byte
+	exact   []bool
+	fed     atomic.Int64 // bytes offered to get so far
+	started atomic.Bool
+	tables  atomic.Pointer[teddyTables]
+	done    chan struct{}
 }
 
-// buildTeddy starts building the tables for kws (see newTeddy) and returns
-// at once.
+// teddyStartAfter is how many bytes of input (over all the streams that
+// share an automaton) the scalar filter handles before the vector tables
+// are built: at a few hundred MB/s, about a millisecond of scanning.
+const teddyStartAfter = 256 << 10
+
+// buildTeddy returns a teddyLater for kws (see newTeddy); nothing is built
+// yet.
 func buildTeddy(kws [][]byte, exact []bool) *teddyLater {
-	l := &teddyLater{done: make(chan struct{})}
-	go func() {
-		l.tables.Store(newTeddy(kws, exact))
-		close(l.done)
-	}()
-	return l
+	return &teddyLater{kws: kws, exact: exact, done: make(chan struct{})}
 }
 
-// get returns the tables, or nil while they are being built (or when l is
-// nil: no vector prefilter).
-func (l *teddyLater) get() *teddyTables {
+// start begins building the tables, once.
+func (l *teddyLater) start() {
+	if l.started.CompareAndSwap(false, true) {
+		go func() {
+			l.tables.Store(newTeddy(l.kws, l.exact))
+			close(l.done)
+		}()
+	}
+}
+
+// get returns the tables for a scan of n bytes, or nil while they are not
+// built (or when l is nil: no vector prefilter); the n bytes count towards
+// teddyStartAfter.
+func (l *teddyLater) get(n int) *teddyTables {
 	if l == nil {
 		return nil
 	}
-	return l.tables.Load()
+	if t := l.tables.Load(); t != nil {
+		return t
+	}
+	if l.fed.Add(int64(n)) >= teddyStartAfter {
+		l.start()
+	}
+	return nil
 }
 
 // teddyBlock is the portable statement of what teddyMasks computes for the
@@ -173,8 +200,8 @@ type teddyBucket struct {
 }
 
 // add puts the packed fingerprint fp in the bucket (see newTeddy).
-func (b *teddyBucket) add(fp uint32) {
-	n := int(fp >> 24)
+func (b *teddyBucket) add(fp uint64) {
+	n := int(fp >> 32)
 	for j := 0; j < teddyLen; j++ {
 		if j >= n {
 			b.lo[j], b.hi[j] = 0xffff, 0xffff
@@ -218,12 +245,12 @@ func (b teddyBucket) cost() float64 {
 // Two bytes rather than one: a first byte that starts many keywords (s: sk_,
 // sdk-, secret, shpat_ ...) would put them all in one bucket that accepts
 // nearly every second and third byte.
-func teddyBuckets(fps []uint32, n int) []teddyBucket {
+func teddyBuckets(fps []uint64, n int) []teddyBucket {
 	var bs []teddyBucket
-	group := map[uint32]int{} // first two bytes → index in bs
+	group := map[uint64]int{} // first two bytes → index in bs
 	for _, fp := range fps {
 		key := fp & 0xffff
-		if fp>>24 < 2 {
+		if fp>>32 < 2 {
 			key = fp // a one-byte fingerprint is a group of its own
 		}
 		g, ok := group[key]

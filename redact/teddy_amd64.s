@@ -1,25 +1,28 @@
 #include "textflag.h"
 
-// func teddyMasks(t *teddyTables, b []byte, masks []uint32) (n int)
+// The layout of teddyTables (teddy.go): lo[j] at 32*j and hi[j] at
+// 128+32*j for fingerprint bytes j = 0..3, each 16-byte table written twice;
+// the nibble mask at 256; next at 288.
+
+// func teddyMasks256(t *teddyTables, b []byte, masks []uint32) (n int)
 //
-// Y0..Y5: the low and high nibbles of fingerprint bytes 0, 1, 2 of the
-// block; Y14: the nibble mask 0x0f; Y7: the buckets of every set of tables
-// that accept a position, ORed. For each block of 32 positions at b[DX:],
-// fingerprint byte j is the vector loaded from b[DX+j:] and split into
-// nibbles once; then for each set of tables (t, t.next, ...: lo at 0, 32,
-// 64, hi at 96, 128, 160, next at 224) the nibbles index its tables and the
-// bucket sets are ANDed over j. A nonzero byte is a surviving position; the
-// block's mask has its bit set.
-TEXT ·teddyMasks(SB), NOSPLIT, $0-64
+// Y0..Y7: the low and high nibbles of fingerprint bytes 0..3 of the block;
+// Y14: the nibble mask 0x0f; Y15: the buckets of every set of tables that
+// accept a position, ORed; Y11: zero. For each block of 32 positions at
+// b[DX:], fingerprint byte j is the vector loaded from b[DX+j:] and split
+// into nibbles once; then for each set of tables (t, t.next, ...) the
+// nibbles index its tables and the bucket sets are ANDed over j. A nonzero
+// byte is a surviving position; the block's mask has its bit set.
+TEXT ·teddyMasks256(SB), NOSPLIT, $0-64
 	MOVQ t+0(FP), AX
 	MOVQ b_base+8(FP), SI
 	MOVQ b_len+16(FP), CX
 	MOVQ masks_base+32(FP), DI
 	MOVQ masks_len+40(FP), R8
-	VMOVDQU 192(AX), Y14
-	VPXOR Y6, Y6, Y6
+	VMOVDQU 256(AX), Y14
+	VPXOR Y11, Y11, Y11
 	XORQ R9, R9 // blocks done
-	SUBQ $34, CX // a block may start at len-34 at the latest
+	SUBQ $35, CX // a block may start at len-35 at the latest
 	JL done
 	XORQ DX, DX // block start
 
@@ -41,37 +44,48 @@ loop:
 	VPSRLW $4, Y4, Y5
 	VPAND Y14, Y4, Y4
 	VPAND Y14, Y5, Y5
-	VPXOR Y7, Y7, Y7
+	VMOVDQU 3(SI)(DX*1), Y6
+	VPSRLW $4, Y6, Y7
+	VPAND Y14, Y6, Y6
+	VPAND Y14, Y7, Y7
+	VPXOR Y15, Y15, Y15
 	MOVQ AX, R10
 
 tables:
 	VMOVDQU 0(R10), Y8
 	VPSHUFB Y0, Y8, Y8
-	VMOVDQU 96(R10), Y9
+	VMOVDQU 128(R10), Y9
 	VPSHUFB Y1, Y9, Y9
 	VPAND Y8, Y9, Y10
 
 	VMOVDQU 32(R10), Y8
 	VPSHUFB Y2, Y8, Y8
-	VMOVDQU 128(R10), Y9
+	VMOVDQU 160(R10), Y9
 	VPSHUFB Y3, Y9, Y9
 	VPAND Y8, Y9, Y8
 	VPAND Y8, Y10, Y10
 
 	VMOVDQU 64(R10), Y8
 	VPSHUFB Y4, Y8, Y8
-	VMOVDQU 160(R10), Y9
+	VMOVDQU 192(R10), Y9
 	VPSHUFB Y5, Y9, Y9
 	VPAND Y8, Y9, Y8
 	VPAND Y8, Y10, Y10
 
-	VPOR Y10, Y7, Y7
-	MOVQ 224(R10), R10
+	VMOVDQU 96(R10), Y8
+	VPSHUFB Y6, Y8, Y8
+	VMOVDQU 224(R10), Y9
+	VPSHUFB Y7, Y9, Y9
+	VPAND Y8, Y9, Y8
+	VPAND Y8, Y10, Y10
+
+	VPOR Y10, Y15, Y15
+	MOVQ 288(R10), R10
 	TESTQ R10, R10
 	JNZ tables
 
-	VPCMPEQB Y6, Y7, Y7
-	VPMOVMSKB Y7, BX
+	VPCMPEQB Y11, Y15, Y15
+	VPMOVMSKB Y15, BX
 	NOTL BX
 	MOVL BX, (DI)(R9*4)
 	INCQ R9
@@ -79,6 +93,94 @@ tables:
 	JMP loop
 
 done:
+	MOVQ R9, n+56(FP)
+	VZEROUPPER
+	RET
+
+// func teddyMasks512(t *teddyTables, b []byte, masks []uint32) (n int)
+//
+// teddyMasks256 with AVX-512 (BW): 64 positions per step, two masks stored
+// at once; it stops when fewer than two masks are left or the next 64
+// positions would read past b (they need 67 bytes), and returns the number
+// of masks stored, always even. Each 16-byte table is broadcast to the four
+// lanes of a 512-bit register. Z0..Z7: the nibbles of fingerprint bytes
+// 0..3; Z14: the nibble mask; Z15: the buckets that accept, ORed over sets.
+TEXT ·teddyMasks512(SB), NOSPLIT, $0-64
+	MOVQ t+0(FP), AX
+	MOVQ b_base+8(FP), SI
+	MOVQ b_len+16(FP), CX
+	MOVQ masks_base+32(FP), DI
+	MOVQ masks_len+40(FP), R8
+	VBROADCASTI32X4 256(AX), Z14
+	XORQ R9, R9 // masks stored
+	SUBQ $1, R8 // a step stores masks R9 and R9+1
+	SUBQ $67, CX // a step may start at len-67 at the latest
+	JL done512
+	XORQ DX, DX // step start
+
+loop512:
+	CMPQ R9, R8
+	JGE done512
+	CMPQ DX, CX
+	JG done512
+
+	VMOVDQU64 (SI)(DX*1), Z0
+	VPSRLW $4, Z0, Z1
+	VPANDQ Z14, Z0, Z0
+	VPANDQ Z14, Z1, Z1
+	VMOVDQU64 1(SI)(DX*1), Z2
+	VPSRLW $4, Z2, Z3
+	VPANDQ Z14, Z2, Z2
+	VPANDQ Z14, Z3, Z3
+	VMOVDQU64 2(SI)(DX*1), Z4
+	VPSRLW $4, Z4, Z5
+	VPANDQ Z14, Z4, Z4
+	VPANDQ Z14, Z5, Z5
+	VMOVDQU64 3(SI)(DX*1), Z6
+	VPSRLW $4, Z6, Z7
+	VPANDQ Z14, Z6, Z6
+	VPANDQ Z14, Z7, Z7
+	VPXORQ Z15, Z15, Z15
+	MOVQ AX, R10
+
+tables512:
+	VBROADCASTI32X4 0(R10), Z8
+	VPSHUFB Z0, Z8, Z8
+	VBROADCASTI32X4 128(R10), Z9
+	VPSHUFB Z1, Z9, Z9
+	VPANDQ Z8, Z9, Z10
+
+	VBROADCASTI32X4 32(R10), Z8
+	VPSHUFB Z2, Z8, Z8
+	VBROADCASTI32X4 160(R10), Z9
+	VPSHUFB Z3, Z9, Z9
+	VPTERNLOGQ $0x80, Z8, Z9, Z10 // Z10 &= Z8 & Z9
+
+	VBROADCASTI32X4 64(R10), Z8
+	VPSHUFB Z4, Z8, Z8
+	VBROADCASTI32X4 192(R10), Z9
+	VPSHUFB Z5, Z9, Z9
+	VPTERNLOGQ $0x80, Z8, Z9, Z10
+
+	VBROADCASTI32X4 96(R10), Z8
+	VPSHUFB Z6, Z8, Z8
+	VBROADCASTI32X4 224(R10), Z9
+	VPSHUFB Z7, Z9, Z9
+	VPTERNLOGQ $0x80, Z8, Z9, Z10
+
+	VPORQ Z10, Z15, Z15
+	MOVQ 288(R10), R10
+	TESTQ R10, R10
+	JNZ tables512
+
+	VPTESTMB Z15, Z15, K1
+	KMOVQ K1, BX
+	MOVQ BX, (DI)(R9*4)
+	ADDQ $2, R9
+	ADDQ $64, DX
+	JMP loop512
+
+done512:
 	MOVQ R9, n+56(FP)
 	VZEROUPPER
 	RET

@@ -33,11 +33,13 @@ func teddyPolicies(t testing.TB) map[string]*Policy {
 	return ps
 }
 
-// wait returns the tables once they are built (nil when l is nil).
+// wait starts building the tables and returns them once they are built
+// (nil when l is nil).
 func (l *teddyLater) wait() *teddyTables {
 	if l == nil {
 		return nil
 	}
+	l.start()
 	<-l.done
 	return l.tables.Load()
 }
@@ -48,26 +50,6 @@ func (l *teddyLater) wait() *teddyTables {
 func vectorReady(p *Policy) {
 	if haveTeddy && p.m.ac.ted.wait() == nil {
 		panic("no vector tables built")
-	}
-}
-
-// checkTeddyMasks holds teddyMasks to teddyBlock, its portable statement,
-// on b: the same masks and the documented number of blocks.
-func checkTeddyMasks(t *testing.T, tt *teddyTables, b []byte, room int) {
-	t.Helper()
-	masks := make([]uint32, room)
-	n := teddyMasks(tt, b, masks)
-	want := 0
-	if len(b) >= 32+teddyLen-1 {
-		want = min(room, (len(b)-(32+teddyLen-1))/32+1)
-	}
-	if n != want {
-		t.Fatalf("len %d, room %d: %d blocks judged, want %d", len(b), room, n, want)
-	}
-	for k := 0; k < n; k++ {
-		if got, want := masks[k], teddyBlock(tt, b, 32*k); got != want {
-			t.Fatalf("len %d block %d: mask %032b, portable %032b", len(b), k, got, want)
-		}
 	}
 }
 
@@ -171,7 +153,7 @@ func FuzzTeddy(f *testing.F) {
 		p := fuzzPolicy()
 		vectorReady(p)
 		if haveTeddy {
-			checkTeddyMasks(t, p.m.ac.ted.get(), data, len(data)/32+1)
+			checkTeddyMasks(t, p.m.ac.ted.wait(), data, len(data)/32+1)
 		}
 		got := redactChunks(t, p, data, []int{1 + len(data)/3})
 		want := redactChunks(t, scalarOnly(p), data, nil)
@@ -183,14 +165,23 @@ func FuzzTeddy(f *testing.F) {
 
 // TestTeddyBuiltInBackground: a policy is usable before its vector tables
 // are ready (the scalar filter runs meanwhile) and gives the same output as
-// once they are.
+// once they are; the tables are not built for a short output, and are once
+// teddyStartAfter bytes have been scanned.
 func TestTeddyBuiltInBackground(t *testing.T) {
 	log := benchLog(1<<16, 50)
 	early, err := NewPolicy(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := redactChunks(t, early, log, []int{4096}) // tables may or may not be ready
+	got := redactChunks(t, early, log, []int{4096})
+	if haveTeddy && early.m.ac.ted.started.Load() {
+		t.Fatalf("vector tables started after %d bytes, want after %d", len(log), teddyStartAfter)
+	}
+	more := benchLog(teddyStartAfter, 50)
+	redactChunks(t, early, more, []int{4096})
+	if haveTeddy && !early.m.ac.ted.started.Load() {
+		t.Fatalf("vector tables not started after %d bytes", len(log)+len(more))
+	}
 	vectorReady(early)
 	want := redactChunks(t, early, log, []int{4096})
 	if !bytes.Equal(got, want) {
@@ -252,6 +243,46 @@ func TestRepeatScanPathsAgree(t *testing.T) {
 		}
 		if got := run(false, true); !bytes.Equal(got, want) {
 			t.Errorf("%d values: the vector path differs from the scalar path", n)
+		}
+	}
+}
+
+// TestSkipFromList: skip answers from the prefilter's list with the first
+// position at or after i that the vector pass, quadOK and mayStart all
+// accept (past the list, what the scalar filter finds), for positions asked
+// in increasing order as scan does, and in any other order too.
+func TestSkipFromList(t *testing.T) {
+	if !haveTeddy {
+		t.Skip("no vector prefilter on this CPU")
+	}
+	p := teddyPolicies(t)["catalogue"]
+	ac := p.m.ac
+	tt := ac.ted.wait()
+	b := benchLog(1<<14, 7)
+	var pf, none prefilter
+	pf.fill(ac, b, 0)
+	if pf.to == 0 || len(pf.pos) == 0 {
+		t.Fatalf("the prefilter covers %d bytes with %d positions", pf.to, len(pf.pos))
+	}
+	want := func(i int) int {
+		for q := i; q < pf.to; q++ {
+			if teddyBlock(tt, b, q&^31)&(1<<(q&31)) != 0 && ac.quadOK(b, q) && ac.mayStart(b, q) {
+				return q
+			}
+		}
+		return ac.skip(b, max(i, pf.to), &none)
+	}
+	r := rand.New(rand.NewSource(3))
+	asks := make([]int, 0, 3000)
+	for i := 0; i < len(b); i += 1 + r.Intn(40) {
+		asks = append(asks, i)
+	}
+	for range 1000 {
+		asks = append(asks, r.Intn(len(b)))
+	}
+	for _, i := range asks {
+		if got, want := ac.skip(b, i, &pf), want(i); got != want {
+			t.Fatalf("skip(%d) = %d, want %d", i, got, want)
 		}
 	}
 }
