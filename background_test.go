@@ -248,7 +248,11 @@ func TestLauncherKilledLetsGoOfOutput(t *testing.T) {
 	cmd := exec.Command(termCapwrap(t), "--background-after", "30s", "--kill-after", "5s", "--",
 		"sh", "-c", `trap "" TERM; while :; do sleep 0.1; done`)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "CAPWRAP_DIR=")
+	cmd.Env = append(os.Environ(), "CAPWRAP_DIR=", "CAPWRAP_TEST_RUN="+t.Name())
+	// The job is stopped --kill-after after the launcher's death, and its
+	// supervisor then writes the capture's last files: the directory is
+	// removed only once they are gone.
+	t.Cleanup(func() { waitTestProcs(t, 10*time.Second) })
 	outPipe, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

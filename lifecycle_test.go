@@ -88,8 +88,57 @@ func startCapwrap(t *testing.T, dir string, args ...string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		// What capwrap started in sessions of their own (a job's
+		// supervisor, the watchdog) may still be ending the command and
+		// writing the capture's last files; the test's directory is
+		// removed only once they are gone.
+		waitTestProcs(t, 10*time.Second)
+	})
 	return cmd
+}
+
+// testProcs returns the live processes started for test name: startCapwrap
+// puts CAPWRAP_TEST_RUN=name in capwrap's environment, and capwrap's
+// helpers and its command inherit it.
+func testProcs(name string) []int {
+	tag := []byte("CAPWRAP_TEST_RUN=" + name)
+	var found []int
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		env, _ := os.ReadFile(p + "/environ")
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.Equal(kv, tag) {
+				if n, _ := strconv.Atoi(filepath.Base(p)); alive(n) {
+					found = append(found, n)
+				}
+				break
+			}
+		}
+	}
+	return found
+}
+
+// waitTestProcs waits up to d for the processes of testProcs to end; it
+// kills what is left and fails the test.
+func waitTestProcs(t *testing.T, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		left := testProcs(t.Name())
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range left {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+			t.Errorf("processes %v started for the test outlived it by %v", left, d)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // TestWatchdog: however capwrap dies while its command runs — SIGKILL (a
