@@ -619,12 +619,14 @@ func hasUpper(b []byte) bool {
 func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, sink spanSink) (bool, int) {
 	i := vs
 	ve := -1
+	cut := false // w ends inside a lexeme that may close the value
 	for i < len(w) && w[i] != '\n' && i-vs <= assignValueMax {
 		b := w[i]
 		if q.named != "" {
 			if b == q.named[0] {
 				st := hasAt(w, i, q.named, true)
 				if st == lexMore {
+					cut = true
 					break
 				}
 				if st == lexYes {
@@ -641,6 +643,7 @@ func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, si
 				continue
 			}
 			if i+1 == len(w) {
+				cut = true
 				break
 			}
 		}
@@ -662,7 +665,7 @@ func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, si
 		return false, 0
 	}
 	if ve < 0 {
-		if !final && i == len(w) {
+		if !final && (i == len(w) || cut) {
 			return true, vs
 		}
 		// No closing quote on the line: the quote closed a string the key

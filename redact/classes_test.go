@@ -33,6 +33,9 @@ func classCases() []classCase {
 		{"json-escapes", `{"url":"https://api.example.com/v1?access_token\u003dQm9vTjR5ZkV3cUx4YTJiNw"}`, []string{"Qm9vTjR5ZkV3cUx4YTJiNw"}},
 		{"json-escapes", `{"dsn":"postgres:\/\/app:Vq3xT9mLw2Pz8Kd4@db.example.com\/prod"}`, []string{"Vq3xT9mLw2Pz8Kd4"}},
 		{"json-escapes", `{\u0022token\u0022:\u0022Tz8Kq2Lm9Xw4Vr7N\u0022}`, []string{"Tz8Kq2Lm9Xw4Vr7N"}},
+		// A backslash escape inside a quoted value, and a split right after
+		// the backslash (checkAllWays splits everywhere).
+		{"quoted-escape", `db_password = "Xk9mP2\"vL8qR4tW7"` + "\n", []string{"Xk9mP2\\\"vL8qR4tW7"}},
 		// Go-printed maps and structs.
 		{"go-map", "request headers: map[Accept:[*/*] Authorization:[Basic ZGVwbG95OlBhc3N3MHJkSGVyZTEyMw==]]\n", []string{"ZGVwbG95OlBhc3N3MHJkSGVyZTEyMw=="}},
 		{"go-map", "cfg: {User:ci Password:Rq8zL2xW9vT4 Host:db}\n", []string{"Rq8zL2xW9vT4"}},

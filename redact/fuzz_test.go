@@ -61,6 +61,10 @@ func fuzzSeeds(f *testing.F) {
 	f.Add([]byte("xabcdx aab temp4now111dd temp4now1 Zq9-xK2_mP4wR7tY"), []byte{0})
 	f.Add([]byte("Password: hunter2\nticket-1234 INTERNAL-x\n"), []byte{5, 1})
 	f.Add(benchLog(4096, 10), []byte{200, 13, 255})
+	// A write that ends inside the \u0022 closing a value, or right after a
+	// backslash in a quoted value (the value was once judged unclosed).
+	f.Add([]byte(`{\u0022Token\u0022:\u0022Tz8kq2lM9Xw4vR7n\u0022}the x`+"\n"), []byte{41})
+	f.Add([]byte(`db_password = "Xk9mP2\"vL8qR4tW7"`+"\n"), []byte{21})
 }
 
 // FuzzChunking: the output for any split into writes equals the output of

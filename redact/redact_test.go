@@ -63,6 +63,15 @@ func checkAllWays(t *testing.T, p *Policy, in, secret string) string {
 	if ref, _ := reference(p.m, []byte(in)); !bytes.Equal(ref, whole) {
 		t.Errorf("reference differs:\n got %q\nwant %q", whole, ref)
 	}
+	// Two writes split anywhere: a detector that decided on a window cut
+	// inside a lexeme (half of a \u0022) shows up here, where one-byte
+	// writes, evaluated only as the window doubles, may step over it.
+	for n := 1; n < len(in) && len(in) <= 512; n++ {
+		if got := redactChunks(t, p, []byte(in), []int{n, len(in)}); !bytes.Equal(got, whole) {
+			t.Errorf("split after %d bytes: got %q, want %q", n, got, whole)
+			break
+		}
+	}
 	idx := strings.Index(in, secret)
 	if idx < 0 {
 		idx = 0
