@@ -54,22 +54,31 @@ func alive(pid int) bool {
 // checkGone fails unless every pid has ended within d; it kills what is left.
 func checkGone(t *testing.T, pids []int, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		var left []int
+	left := awaitEnd(d, func() []int {
+		var live []int
 		for _, p := range pids {
 			if alive(p) {
-				left = append(left, p)
+				live = append(live, p)
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
+		return live
+	})
+	if len(left) > 0 {
+		t.Fatalf("processes %v of the command outlived capwrap by %v", left, d)
+	}
+}
+
+// awaitEnd polls live until it names no process or d has passed; it kills
+// what is left then and returns it.
+func awaitEnd(d time.Duration, live func() []int) []int {
+	deadline := time.Now().Add(d)
+	for {
+		left := live()
+		if len(left) == 0 || time.Now().After(deadline) {
 			for _, p := range left {
 				syscall.Kill(p, syscall.SIGKILL)
 			}
-			t.Fatalf("processes %v of the command outlived capwrap by %v", left, d)
+			return left
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -124,20 +133,8 @@ func testProcs(name string) []int {
 // kills what is left and fails the test.
 func waitTestProcs(t *testing.T, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		left := testProcs(t.Name())
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, p := range left {
-				syscall.Kill(p, syscall.SIGKILL)
-			}
-			t.Errorf("processes %v started for the test outlived it by %v", left, d)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if left := awaitEnd(d, func() []int { return testProcs(t.Name()) }); len(left) > 0 {
+		t.Errorf("processes %v started for the test outlived it by %v", left, d)
 	}
 }
 
@@ -290,19 +287,8 @@ func TestWatchdogEarlyKill(t *testing.T) {
 		cmd.Wait()
 		cmds = append(cmds, cmd)
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		left := sleepers(tag)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, p := range left {
-				syscall.Kill(p, syscall.SIGKILL)
-			}
-			t.Fatalf("%d of %d commands outlived a capwrap killed while starting them", len(left), len(cmds))
-		}
-		time.Sleep(50 * time.Millisecond)
+	if left := awaitEnd(2*time.Second, func() []int { return sleepers(tag) }); len(left) > 0 {
+		t.Fatalf("%d of %d commands outlived a capwrap killed while starting them", len(left), len(cmds))
 	}
 }
 
