@@ -307,3 +307,56 @@ func sleepers(tag string) []int {
 	}
 	return found
 }
+
+// TestEarlySignalGivesReceipt: issue 23, a SIGINT or SIGTERM at any moment
+// of capwrap's start gives a receipt and the signal's own status. The
+// moments are spread over the start-up (0 to 30 ms after the exec); a run
+// may only end without a receipt when the signal came before capwrap could
+// catch anything (the Go runtime's own start, the first milliseconds):
+// then it made no capture and never started its command. Every other run
+// prints its footer, with the command cancelled before it started or
+// killed by the forwarded signal, and dies of that signal.
+func TestEarlySignalGivesReceipt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	bin := termCapwrap(t)
+	receipts := 0
+	for i := range 60 {
+		sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}[i%2]
+		dir := t.TempDir()
+		marker := filepath.Join(dir, "ran")
+		cmd := exec.Command(bin, "--dir", filepath.Join(dir, "outputs"), "--", "sh", "-c", `touch "$0"; exec sleep 30`, marker)
+		cmd.Env = append(os.Environ(), "CAPWRAP_DIR=")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(i%30) * time.Millisecond)
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if !ws.Signaled() || ws.Signal() != sig {
+			t.Errorf("run %d: %v after %d ms: capwrap ended with %v, want death by %v", i, sig, i%30, err, sig)
+		}
+		footer := strings.Contains(out.String(), "\ncapwrap-receipt {") || strings.HasPrefix(out.String(), "capwrap-receipt {")
+		_, ranErr := os.Stat(marker)
+		_, capErr := os.Stat(filepath.Join(dir, "outputs"))
+		switch {
+		case footer:
+			receipts++
+			if !strings.Contains(out.String(), `"state":"cancelled"`) {
+				t.Errorf("run %d: %v after %d ms: the receipt does not say cancelled:\n%s", i, sig, i%30, out.String())
+			}
+		case ranErr == nil:
+			t.Errorf("run %d: %v after %d ms: the command ran, and capwrap printed no receipt:\n%s", i, sig, i%30, out.String())
+		case capErr == nil:
+			t.Errorf("run %d: %v after %d ms: capwrap made its tool-outputs directory, and printed no receipt", i, sig, i%30)
+		}
+	}
+	t.Logf("%d of 60 runs printed a receipt; the others were signalled before capwrap could catch anything", receipts)
+	if receipts == 0 {
+		t.Errorf("no run printed a receipt: the signal is never caught")
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/capwrap/capwrap/internal/runner"
+	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -41,6 +42,10 @@ var verbs = []string{"list", "show", "read", "prune", "wait", "stop", "help"}
 const exitUsage = 125
 
 func main() {
+	// Signals to forward are caught from process start (package sigcatch's
+	// init); a test binary that released them to run a helper catches
+	// them again here.
+	sigcatch.Catch()
 	os.Exit(exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)))
 }
 
@@ -244,6 +249,9 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	if o.shell != "" { // -c STRING: the shell runs it; what follows is its $0, $1...
 		rest = append(shellArgv(o.shell, os.Getenv), rest...)
 	} else if len(rest) > 0 && fs.ArgsLenAtDash() != 0 && isVerb(rest[0]) {
+		// A verb forwards nothing: Ctrl-C ends it (read --follow, wait)
+		// as it ends any program.
+		sigcatch.Release()
 		if rest[0] == "wait" { // exits as the job's command did, its signal re-raised
 			return verbWait(rest[1:], &o, stdout, d)
 		}

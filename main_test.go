@@ -19,11 +19,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/capwrap/capwrap/internal/runner"
+	"github.com/capwrap/capwrap/internal/sigcatch"
 )
 
 // TestMain registers capwrap and the test helpers as commands that
 // testscript scripts (testdata/script/*.txtar) run as real processes.
 func TestMain(m *testing.M) {
+	// The test binary and its helper commands keep the default actions
+	// of signals; the capwrap command catches them again in main.
+	sigcatch.Release()
 	testscript.Main(cleanupM{m}, map[string]func(){
 		"capwrap": main,
 		"fixture": func() { os.Exit(fixtureMain(os.Args[1:])) },

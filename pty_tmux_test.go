@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,8 +30,7 @@ func TestPTYLiveOnTerminal(t *testing.T) {
 }
 
 // TestPTYWindowSize: each pty starts with the terminal's size (the pane is
-// 120x40) and follows it when the terminal is resized. (--pty always: on an
-// interactive terminal auto leaves stderr a pipe, see choosePTY.)
+// 120x40) and follows it when the terminal is resized.
 func TestPTYWindowSize(t *testing.T) {
 	s := newTermSession(t)
 	os.WriteFile(filepath.Join(s.dir, "size.py"), []byte(`import os, time
@@ -39,10 +39,11 @@ while os.get_terminal_size(1).columns == 120:
     time.sleep(0.05)
 print("resized", *os.get_terminal_size(1), "err", *os.get_terminal_size(2), flush=True)
 `), 0o644)
-	s.run("capwrap --pty always -- python3 size.py")
+	s.run("capwrap -- python3 size.py")
 	s.waitFor("out 120 40 err 120 40", 5*time.Second)
 	s.tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
 	s.waitFor("resized 100 30 err 100 30", 5*time.Second)
+	s.waitFor("capwrap: exit 0 · ", 5*time.Second) // before the test's directory goes
 }
 
 // TestPTYNotControllingTerminal: /dev/tty still reaches the user's real
@@ -56,13 +57,19 @@ func TestPTYNotControllingTerminal(t *testing.T) {
 	s.checkSane()
 }
 
-// TestPTYAutoInteractive: with --pty auto on an interactive terminal stdout
-// is a pty and stderr a pipe (pagers need stderr's keys, see choosePTY);
-// --pty always gives both.
+// TestPTYAutoInteractive: SPEC §2 --pty auto. At the keyboard both
+// streams are ptys (stderr keeps its colour); a stream that goes to a pipe
+// or a file is a pipe, as without capwrap: in `capwrap X | cat` stdout, in
+// `capwrap X 2>file` stderr. --pty always gives both whatever they go to.
 func TestPTYAutoInteractive(t *testing.T) {
 	s := newTermSession(t)
-	s.run(`capwrap -- python3 -c 'import sys; print("auto", sys.stdout.isatty(), sys.stderr.isatty())'`)
-	s.waitFor("auto True False", 5*time.Second)
-	s.run(`capwrap --pty always -- python3 -c 'import sys; print("always", sys.stdout.isatty(), sys.stderr.isatty())'`)
-	s.waitFor("always True True", 5*time.Second)
+	probe := `python3 -c 'import sys; print("%s", sys.stdout.isatty(), sys.stderr.isatty())'`
+	s.run(`capwrap -- ` + fmt.Sprintf(probe, "auto-kbd"))
+	s.waitFor("auto-kbd True True", 5*time.Second)
+	s.run(`capwrap -- ` + fmt.Sprintf(probe, "auto-pipe") + ` | cat`)
+	s.waitFor("auto-pipe False True", 5*time.Second)
+	s.run(`capwrap -- ` + fmt.Sprintf(probe, "auto-file") + ` 2>err.txt`)
+	s.waitFor("auto-file True False", 5*time.Second)
+	s.run(`capwrap --pty always -- ` + fmt.Sprintf(probe, "always-pipe") + ` | cat`)
+	s.waitFor("always-pipe True True", 5*time.Second)
 }

@@ -38,7 +38,10 @@ func termCapwrap(t *testing.T) string {
 			goBin = "/usr/local/go/bin/go"
 		}
 		termBin = filepath.Join(dir, "capwrap")
-		if out, err := exec.Command(goBin, "build", "-o", termBin, ".").CombinedOutput(); err != nil {
+		// As make build does: a static binary, which starts faster.
+		build := exec.Command(goBin, "build", "-o", termBin, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
 			termBinErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

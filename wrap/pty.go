@@ -53,7 +53,11 @@ func openPTY() (master, slave *os.File, err error) {
 	return master, slave, nil
 }
 
-// rawOutput turns off output post-processing and echo on a terminal.
+// rawOutput turns off output post-processing on a terminal, so that what
+// the child writes arrives byte for byte. The input modes stay as a new
+// terminal's (canonical, echo): nothing is typed into a capwrap pty unless
+// the child takes it for its keys, which it shows by changing them (see
+// keyRelay).
 func rawOutput(f *os.File) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -67,7 +71,6 @@ func rawOutput(f *os.File) error {
 			return
 		}
 		t.Oflag &^= unix.OPOST
-		t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
 		ioctlErr = unix.IoctlSetTermios(int(fd), ioctlSetTermios, t)
 	})
 	if err != nil {

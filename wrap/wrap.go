@@ -40,64 +40,6 @@ const pipeSize = 1 << 20
 // window size with the last one it passed on.
 const winsizePoll = 100 * time.Millisecond
 
-// ForwardedSignals are the signals capwrap passes on to the child's process
-// group (SPEC §3), but for those ignored when capwrap started
-// (ignoredAtStart).
-var ForwardedSignals = []os.Signal{
-	syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
-	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH,
-}
-
-// SIGHUP and SIGINT as capwrap's process started with them: ignored (nohup,
-// "capwrap ... &" in a script) or not. Read once, at package init, because
-// signal.Ignored stops reporting an inherited ignore once a Notify has
-// caught the signal, even after signal.Stop.
-var (
-	hupIgnored = signal.Ignored(syscall.SIGHUP)
-	intIgnored = signal.Ignored(syscall.SIGINT)
-)
-
-// ignoredAtStart reports whether sig counts as ignored when capwrap started,
-// so that it stays ignored in the child and is not forwarded (SPEC §3).
-//
-// The Go runtime keeps an inherited SIG_IGN of SIGHUP and SIGINT, which is
-// what hupIgnored and intIgnored see; for every other signal, SIGQUIT
-// included, it installs its own handler at start, so an inherited ignore
-// of those cannot be observed from Go. The decision: SIGHUP and SIGINT
-// ignored at start are neither caught nor forwarded, so they stay SIG_IGN
-// and the child inherits that. SIGQUIT counts as ignored when SIGINT does:
-// POSIX has a non-interactive shell start an asynchronous list with both
-// ignored (nohup ignores SIGHUP only). catchForwarded then ignores SIGQUIT
-// before the spawn, so the child inherits that too. An inherited ignore of
-// SIGTERM, SIGUSR1 or SIGUSR2 cannot be seen: those are caught and
-// forwarded as usual.
-func ignoredAtStart(sig syscall.Signal) bool {
-	switch sig {
-	case syscall.SIGHUP:
-		return hupIgnored
-	case syscall.SIGINT, syscall.SIGQUIT:
-		return intIgnored
-	}
-	return false
-}
-
-// CatchForwarded starts catching on ch the ForwardedSignals that were not
-// ignored at start (ignoredAtStart), and ignores SIGQUIT when it counts as
-// ignored at start. Called before the spawn: the child's dispositions are
-// SIG_DFL for what capwrap catches and SIG_IGN for what it ignores.
-func CatchForwarded(ch chan<- os.Signal) {
-	var sigs []os.Signal
-	for _, sig := range ForwardedSignals {
-		if !ignoredAtStart(sig.(syscall.Signal)) {
-			sigs = append(sigs, sig)
-		}
-	}
-	if ignoredAtStart(syscall.SIGQUIT) {
-		signal.Ignore(syscall.SIGQUIT)
-	}
-	signal.Notify(ch, sigs...)
-}
-
 // ending reports whether a forwarded signal asks the child to end, so that
 // a group still alive KillAfter later gets SIGKILL (SPEC §3, as timeout -k).
 func ending(sig syscall.Signal) bool {
@@ -135,26 +77,31 @@ type Config struct {
 	// already holds when it passes is still read, so every byte the
 	// direct child wrote before it exited is delivered, even with 0.
 	DrainTimeout time.Duration
-	// Terminal says stdin is a terminal: job control applies (SPEC §3).
-	// A child that stops (Ctrl-Z, or SIGTTIN reading the terminal from
-	// the background) stops capwrap's job with it; when the shell
-	// continues capwrap with the terminal (fg) the child gets it and is
-	// continued; the terminal is taken back from the child's group at the
-	// end. capwrap ignores SIGTTOU and SIGTTIN from the spawn on, and
-	// never takes the terminal from a group that is not its own.
-	Terminal bool
-	// Foreground makes the child's process group the foreground group of
-	// the terminal on stdin at the spawn; it implies Terminal. The caller
-	// sets it only when stdin is a terminal and capwrap is in its
-	// foreground group (see InForeground), so capwrap holds the terminal
-	// at the start; capwrap started in the background (capwrap ... &)
-	// has Terminal only.
+	// TTY, when set, is capwrap's controlling terminal, open, on which
+	// capwrap does job control for the child (SPEC §2, §3): the caller
+	// sets it when a person may be at that terminal (stdin is it, or tee
+	// mode) and closes it after Run. The child starts in the background
+	// of the terminal, so the terminal's foreground stays with capwrap's
+	// job (a pipeline's pager keeps it). capwrap hands the terminal over
+	// on demand: when the child reads or sets it from the background and
+	// is stopped for it (SIGTTIN, SIGTTOU) while capwrap's group holds
+	// it; it takes it back when the child ends. Ctrl-Z stops the child
+	// and capwrap with it (SIGTSTP is relayed), fg continues both; a
+	// child that stops itself for the terminal while capwrap is in the
+	// background stops capwrap's job too. capwrap ignores SIGTTOU and
+	// SIGTTIN from the spawn on, and never takes the terminal from a
+	// group that is not its own or the child's.
+	TTY *os.File
+	// Foreground, with TTY, also makes the child's group the terminal's
+	// foreground group at the spawn when capwrap's group holds it: the
+	// caller sets it when capwrap is alone at the keyboard (stdin and
+	// stdout are the terminal, so no pipeline neighbour shares it), where
+	// an interactive shell, which ignores SIGTTIN and would never ask,
+	// needs it from the start.
 	Foreground bool
-	// PTY gives the child a pseudo-terminal of its own for stdout and one
-	// for stderr instead of pipes (SPEC §2 --pty); with StderrPipe, stderr
-	// stays a pipe and only stdout is a pty.
-	PTY        bool
-	StderrPipe bool
+	// PTY gives the child a pseudo-terminal of its own, instead of a
+	// pipe, for each stream it names (SPEC §2 --pty).
+	PTY PTYMode
 	// OnStart, when set, is called once the child runs, with its PID,
 	// before any of its output is read.
 	OnStart func(pid int)
@@ -172,12 +119,34 @@ type Config struct {
 	// Watchdog, when set, is armed with the child's process group as soon
 	// as it runs, and disarmed when Run returns (see Watchdog).
 	Watchdog *Watchdog
+	// Caught brings the signals capwrap itself received and is to forward
+	// to the group (SPEC §3): the channel of package sigcatch, which
+	// catches them from process start. A signal that asks to end (SIGINT,
+	// SIGTERM, SIGHUP, SIGQUIT) found on it before the spawn cancels the
+	// run: the command is not started (ErrCancelled). It is read until
+	// Run returns; nil forwards nothing.
+	Caught <-chan os.Signal
 	// Signals, when set, brings signals from elsewhere (`capwrap stop`
 	// through a job's supervisor, SPEC §10), handled as if capwrap had
 	// received them: forwarded to the group, with the escalation of
 	// SIGINT, SIGTERM, SIGHUP and SIGQUIT. It is read until Run returns.
 	Signals <-chan os.Signal
 }
+
+// PTYMode says which of the child's output streams are pseudo-terminals
+// rather than pipes (SPEC §2 --pty): a set of PTYStdout and PTYStderr.
+type PTYMode uint8
+
+// The streams a PTYMode may name.
+const (
+	PTYStdout PTYMode = 1 << iota
+	PTYStderr
+	PTYNone PTYMode = 0
+	PTYBoth         = PTYStdout | PTYStderr
+)
+
+// has reports whether stream i (0 stdout, 1 stderr) is a pty.
+func (m PTYMode) has(i int) bool { return m&(1<<i) != 0 }
 
 // State values of Result.State (the receipt's process.state, SPEC §7).
 const (
@@ -228,13 +197,6 @@ type Result struct {
 	ObservedStdout, ObservedStderr int64
 }
 
-// InForeground reports whether fd is a terminal whose foreground process
-// group is capwrap's own, the condition for Config.Foreground (SPEC §3).
-func InForeground(fd int) bool {
-	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	return err == nil && pgrp == unix.Getpgrp()
-}
-
 // stream is one of the child's two output channels as capwrap reads it.
 type stream struct {
 	r        *os.File // capwrap's end: the pipe's read end or the pty master
@@ -261,9 +223,9 @@ type child struct {
 	cfg     Config
 	res     Result // being built; Run returns it
 	cmd     *exec.Cmd
-	pid     int            // the child's PID and process group ID; 0 until it runs
-	streams []*stream      // stdout's, stderr's; none with Inherit
-	sigs    chan os.Signal // ForwardedSignals, caught from before the spawn
+	pid     int              // the child's PID and process group ID; 0 until it runs
+	streams []*stream        // stdout's, stderr's; none with Inherit
+	sigs    <-chan os.Signal // Config.Caught
 
 	drained chan struct{}           // closed when both pumps have returned
 	waits   chan syscall.WaitStatus // from waitChild: each stop, then the end
@@ -279,6 +241,8 @@ type child struct {
 	winchC   <-chan time.Time
 	lastWS   *unix.Winsize  // the window size last passed on to the ptys
 	contC    chan os.Signal // SIGCONT, with job control
+	tstpC    chan os.Signal // SIGTSTP, with job control, from the spawn on
+	keys     keyRelay       // the keyboard for a command that reads it from its stderr pty
 }
 
 // Run starts the child, drains both streams into cfg.Stdout and cfg.Stderr,
@@ -302,18 +266,23 @@ func Run(cfg Config) Result {
 	return c.complete()
 }
 
-// command is the exec.Cmd for cfg: stdin inherited, a process group of its
-// own and, with Foreground, the terminal on stdin handed to that group at
-// the spawn. Its Err is set when Args[0] cannot be resolved.
+// command is the exec.Cmd for cfg: stdin inherited and a process group of
+// its own, in the background of the terminal if there is one (Config.TTY),
+// or its foreground group with Config.Foreground when capwrap's group holds
+// the terminal. Its Err is set when Args[0] cannot be resolved.
 func command(cfg Config) *exec.Cmd {
 	cmd := exec.Command(cfg.Args[0], cfg.Args[1:]...)
 	cmd.Env = cfg.Env
 	cmd.Stdin = os.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setParentDeathSignal(cmd.SysProcAttr)
-	if cfg.Foreground {
-		cmd.SysProcAttr.Foreground = true
-		cmd.SysProcAttr.Ctty = 0 // the child's fd 0 is capwrap's stdin
+	if cfg.TTY != nil && cfg.Foreground {
+		// tcgetpgrp answers only for the controlling terminal (POSIX):
+		// stdin is it, and capwrap's group holds it.
+		if pgrp, err := unix.IoctlGetInt(0, unix.TIOCGPGRP); err == nil && pgrp == unix.Getpgrp() {
+			cmd.SysProcAttr.Foreground = true
+			cmd.SysProcAttr.Ctty = 0 // the child's fd 0 is capwrap's stdin, the terminal
+		}
 	}
 	return cmd
 }
@@ -323,6 +292,15 @@ func command(cfg Config) *exec.Cmd {
 // not be started; the streams are closed again then (c.sigs is left to
 // release).
 func (c *child) start() error {
+	c.sigs = c.cfg.Caught
+	if len(c.sigs) > 0 {
+		// What arrived while capwrap was starting: a signal that asks to
+		// end cancels the run before the command starts (the caller
+		// reports it with a receipt); any other has no one to go to.
+		if err := cancelledBeforeStart(c.sigs); err != nil {
+			return err
+		}
+	}
 	cmd := command(c.cfg)
 	if cmd.Err != nil {
 		return cmd.Err
@@ -345,12 +323,9 @@ func (c *child) start() error {
 		}
 	}
 
-	// Signals are caught before the spawn so none is lost in between;
-	// handled signals revert to their default in the child at exec,
-	// ignored ones stay ignored.
-	c.sigs = make(chan os.Signal, 16)
-	CatchForwarded(c.sigs)
-
+	// Signals have been caught since capwrap started (sigcatch), so
+	// none is lost around the spawn; caught signals revert to their
+	// default in the child at exec, ignored ones stay ignored.
 	err := cmd.Start()
 	for _, s := range streams {
 		s.w.Close()
@@ -369,10 +344,13 @@ func (c *child) start() error {
 	if c.jobControl() {
 		// From here capwrap is, or may become, a background process of the
 		// terminal: its writes there (TOSTOP) and the hand-overs must not
-		// stop it. The child has already exec'd, so it does not inherit
-		// the ignore. release reclaims the terminal whatever happens from
-		// here on.
+		// stop it. The child has already exec'd, so it inherits neither
+		// the ignore nor the catch of SIGTSTP, which capwrap relays to it
+		// (see stopped). release reclaims the terminal whatever happens
+		// from here on.
 		signal.Ignore(syscall.SIGTTOU, syscall.SIGTTIN)
+		c.tstpC = make(chan os.Signal, 1)
+		signal.Notify(c.tstpC, syscall.SIGTSTP)
 	}
 	if c.cfg.OnStart != nil {
 		c.cfg.OnStart(c.pid)
@@ -406,14 +384,13 @@ func (c *child) watch() {
 	// With ptys and the terminal handed to the child, SIGWINCH from the
 	// terminal goes to the child's group, not to capwrap: capwrap watches
 	// the window size itself and passes changes on to the ptys.
-	if c.cfg.PTY && c.jobControl() {
+	if c.cfg.PTY != PTYNone && c.jobControl() {
 		c.winch = time.NewTicker(winsizePoll)
 		c.winchC = c.winch.C
 	}
 	c.lastWS = currentWinsize()
-	// fg of a capwrap job put in the background (bg, or & at the start)
-	// while it ran: the shell gives capwrap's group the terminal, which
-	// passes it on, and continues the job, of which the child is part.
+	// A capwrap stopped from outside (kill -STOP) and continued: the
+	// child, in a group of its own, is continued with it.
 	if c.jobControl() {
 		c.contC = make(chan os.Signal, 1)
 		signal.Notify(c.contC, syscall.SIGCONT)
@@ -421,10 +398,10 @@ func (c *child) watch() {
 }
 
 // supervise runs until the direct child exits, forwarding signals (and,
-// KillAfter after one that asks the child to end, SIGKILL), handing the
-// terminal back to the child on SIGCONT, passing window-size changes on to
-// the ptys, enforcing the timeout (SIGTERM, then SIGKILL KillAfter later)
-// and taking a stopped child's job through capwrap (stopped). When the
+// KillAfter after one that asks the child to end, SIGKILL), relaying
+// SIGTSTP and SIGCONT to the child's group, passing window-size changes on
+// to the ptys, enforcing the timeout (SIGTERM, then SIGKILL KillAfter
+// later) and doing job control for a stopped child (stopped). When the
 // child has exited it records how in c.ws and takes the terminal back.
 func (c *child) supervise() {
 	for {
@@ -433,14 +410,19 @@ func (c *child) supervise() {
 			c.relay(sig)
 		case sig := <-c.cfg.Signals:
 			c.relay(sig)
+		case <-c.tstpC:
+			// Ctrl-Z while capwrap's group holds the terminal (or a kill
+			// -TSTP of capwrap): the child stops, and stopped then stops
+			// capwrap's job, so the shell sees it stopped.
+			_ = syscall.Kill(-c.pid, syscall.SIGTSTP)
 		case <-c.contC:
-			handForeground(c.pid)
 			_ = syscall.Kill(-c.pid, syscall.SIGCONT)
 		case <-c.winchC:
 			if ws := currentWinsize(); *ws != *c.lastWS {
 				c.lastWS = ws
-				forward(c.pid, syscall.SIGWINCH, true, c.streams)
+				forward(c.pid, syscall.SIGWINCH, c.streams)
 			}
+			c.checkKeys()
 		case <-c.timeoutC:
 			c.expire()
 		case <-c.killC:
@@ -450,7 +432,8 @@ func (c *child) supervise() {
 				c.ws = ws
 				c.cmd.Process.Release()
 				if c.jobControl() {
-					reclaimForeground(c.pid)
+					c.keys.stop(c.cfg.TTY)
+					c.reclaimForeground()
 				}
 				return
 			}
@@ -508,9 +491,10 @@ func (c *child) complete() Result {
 
 // release stops what start and watch set up, in the reverse order, once
 // Run's Result is made (deferred, so also after a failed start or a panic
-// in OnStart): the watchdog disarmed, the timers and the SIGCONT watch, the
-// terminal taken back from the child's group, the forwarded signals no
-// longer caught.
+// in OnStart): the watchdog disarmed, the timers, the SIGCONT and SIGTSTP
+// watches, the terminal taken back from the child's group. The forwarded
+// signals stay caught (Config.Caught): one that arrives while capwrap
+// publishes the receipt does not cut it short.
 func (c *child) release() {
 	c.cfg.Watchdog.Disarm()
 	if c.kill != nil {
@@ -525,11 +509,12 @@ func (c *child) release() {
 	if c.timeout != nil {
 		c.timeout.Stop()
 	}
-	if c.pid != 0 && c.jobControl() {
-		reclaimForeground(c.pid)
+	if c.tstpC != nil {
+		signal.Stop(c.tstpC)
 	}
-	if c.sigs != nil {
-		signal.Stop(c.sigs)
+	if c.pid != 0 && c.jobControl() {
+		c.keys.stop(c.cfg.TTY)
+		c.reclaimForeground()
 	}
 }
 
@@ -537,7 +522,7 @@ func (c *child) release() {
 // it in Result.Forwarded. The first one that asks the child to end arms
 // the kill-after timer (SPEC §3, as timeout -k); later ones do not move it.
 func (c *child) relay(sig os.Signal) {
-	forward(c.pid, sig, c.cfg.PTY, c.streams)
+	forward(c.pid, sig, c.streams)
 	c.res.noteForwarded(sig)
 	if ending(sig.(syscall.Signal)) {
 		// A stopped group would only act on it once continued (as
@@ -617,11 +602,13 @@ func (r *Result) setState(ws syscall.WaitStatus) {
 // forward passes a signal on to the child's process group. A window-size
 // change is first copied to the ptys, so the child reads the new size when
 // SIGWINCH reaches it.
-func forward(pgid int, sig os.Signal, ptys bool, streams []*stream) {
-	if ptys && sig == syscall.SIGWINCH {
+func forward(pgid int, sig os.Signal, streams []*stream) {
+	if sig == syscall.SIGWINCH {
 		ws := currentWinsize()
 		for _, s := range streams {
-			_ = setWinsize(s.r, ws)
+			if s.pty {
+				_ = setWinsize(s.r, ws)
+			}
 		}
 	}
 	_ = syscall.Kill(-pgid, sig.(syscall.Signal))
@@ -654,78 +641,6 @@ func waitChild(pid int, waits chan<- syscall.WaitStatus, resume <-chan struct{})
 	}
 }
 
-// jobControl reports whether capwrap does job control for the child: stdin
-// is a terminal (Config.Terminal, implied by Foreground).
-func (c *child) jobControl() bool {
-	return c.cfg.Terminal || c.cfg.Foreground
-}
-
-// stopped is job control for a child that stopped on sig, so that a command
-// stops and resumes as it would without capwrap. When capwrap's own group
-// holds the terminal and the child stopped for want of it (SIGTTIN or
-// SIGTTOU: it touched the terminal from its background group, say just
-// before an fg of capwrap reached it), capwrap hands the terminal over and
-// continues the child. Otherwise (Ctrl-Z while the child held the
-// terminal; a read while the shell holds it, after "capwrap ... &" or bg)
-// the job stops through capwrap (suspend).
-func (c *child) stopped(sig syscall.Signal) {
-	if (sig == syscall.SIGTTIN || sig == syscall.SIGTTOU) && InForeground(0) {
-		handForeground(c.pid)
-		_ = syscall.Kill(-c.pid, syscall.SIGCONT)
-		return
-	}
-	suspend(c.pid)
-	// suspend has handled the SIGCONT that ended it; the SIGCONT watch
-	// need not hand over and continue a second time.
-	select {
-	case <-c.contC:
-	default:
-	}
-}
-
-// suspend is job control through capwrap (POSIX shells' Ctrl-Z): the child
-// was stopped, holding the terminal (Ctrl-Z) or not (it read the terminal
-// from the background). capwrap takes the terminal back if the child has
-// it and stops its own process group (itself and, in a pipeline, its
-// neighbours), so the shell sees its job stopped. When the shell continues
-// it, with fg capwrap hands the terminal to the child; with bg it leaves
-// the terminal to the shell. Either way the child is continued.
-func suspend(pgid int) {
-	// kill(2) does not stop a multi-threaded process before it returns,
-	// so capwrap waits for its SIGCONT before going on. If the stop is
-	// discarded (an orphaned process group), no SIGCONT comes: the stop,
-	// when it happens, happens within the grace period.
-	cont := make(chan os.Signal, 1)
-	signal.Notify(cont, syscall.SIGCONT)
-	defer signal.Stop(cont)
-	reclaimForeground(pgid)
-	_ = syscall.Kill(0, syscall.SIGTSTP)
-	select {
-	case <-cont:
-	case <-time.After(stopGrace):
-	}
-	// Continued. A shell may give its job the terminal just after the
-	// SIGCONT (fg): wait for that a moment; after bg it never comes.
-	for i := 0; i < 200 && !InForeground(0); i++ {
-		time.Sleep(time.Millisecond)
-	}
-	handForeground(pgid)
-	_ = syscall.Kill(-pgid, syscall.SIGCONT)
-}
-
-// handForeground gives the terminal to the child's group, only when capwrap's
-// own group holds it (SPEC §3: "when capwrap is in the foreground"): never
-// from the background, where it would take the terminal from the shell.
-func handForeground(pgid int) {
-	if InForeground(0) {
-		_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, pgid)
-	}
-}
-
-// stopGrace is how long suspend waits for its own stop to take effect
-// before it concludes the stop was discarded.
-const stopGrace = 200 * time.Millisecond
-
 // GroupAlive reports whether the process group has a member that is not a
 // zombie. kill(-pgid, 0) alone cannot tell: an orphaned zombie that init has
 // not reaped yet still counts there, so the members' states are looked at
@@ -737,16 +652,36 @@ func GroupAlive(pgid int) bool {
 	return liveMember(pgid)
 }
 
-// reclaimForeground makes capwrap's own process group the foreground group
-// of the terminal on stdin again, only when the child's group holds it; a
-// terminal the shell has taken (capwrap put in the background) stays with
-// the shell. SIGTTOU is ignored by then, so the call from a background group
-// succeeds. Calling it twice is harmless.
-func reclaimForeground(childPgid int) {
-	if pgrp, err := unix.IoctlGetInt(0, unix.TIOCGPGRP); err == nil && pgrp == childPgid {
-		_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, unix.Getpgrp())
+// ErrCancelled is the StartErr of a run that a signal ended before the
+// command started (SIGINT, SIGTERM, SIGHUP or SIGQUIT caught while capwrap
+// was starting, issue 23): Result.Forwarded names the signal, and the
+// command was not run.
+var ErrCancelled = errors.New("cancelled before the command started")
+
+// cancelledBeforeStart looks at the signals that arrived before the spawn:
+// the first that asks to end (ending) makes the run's start error, an
+// ErrCancelled naming it; SIGUSR1, SIGUSR2 and SIGWINCH have no one to go
+// to yet and are dropped.
+func cancelledBeforeStart(sigs <-chan os.Signal) error {
+	for {
+		select {
+		case sig := <-sigs:
+			if s := sig.(syscall.Signal); ending(s) {
+				return &cancelError{s}
+			}
+		default:
+			return nil
+		}
 	}
 }
+
+// cancelError is ErrCancelled with the signal that caused it.
+type cancelError struct{ sig syscall.Signal }
+
+func (e *cancelError) Error() string {
+	return unix.SignalName(e.sig) + " received before the command started"
+}
+func (e *cancelError) Unwrap() error { return ErrCancelled }
 
 // failStart records a spawn failure, classifying it as not found (127) or
 // found but not executable (126) the way POSIX shells do. An empty command
@@ -755,7 +690,10 @@ func reclaimForeground(childPgid int) {
 func failStart(res Result, err error) Result {
 	res.State = StateNotStarted
 	res.StartErr = err
+	var cancel *cancelError
 	switch {
+	case errors.As(err, &cancel):
+		res.Forwarded = cancel.sig
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist), err.Error() == "exec: no command":
 		res.NotFound = true
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOEXEC),
@@ -915,7 +853,7 @@ func openStreams(cfg Config) ([2]*stream, error) {
 	for i := range ss {
 		var r, w *os.File
 		var err error
-		pty := cfg.PTY && !(i == 1 && cfg.StderrPipe)
+		pty := cfg.PTY.has(i)
 		if pty {
 			r, w, err = openPTY()
 		} else {

@@ -2,8 +2,10 @@ package wrap
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +14,24 @@ import (
 	"testing"
 	"time"
 )
+
+// caught is the test binary's sigcatch: the forwarded signals, caught from
+// the start of the tests and given to every Run (Config.Caught). Which of
+// them the test binary started with ignored is read before the catch.
+var (
+	intIgnoredAtStart = signal.Ignored(syscall.SIGINT)
+	hupIgnoredAtStart = signal.Ignored(syscall.SIGHUP)
+	caught            = make(chan os.Signal, 32)
+)
+
+func init() {
+	signal.Notify(caught, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH)
+}
+
+// ignoredAtStart reports whether the test binary started with sig ignored.
+func ignoredAtStart(sig syscall.Signal) bool {
+	return sig == syscall.SIGINT && intIgnoredAtStart || sig == syscall.SIGHUP && hupIgnoredAtStart
+}
 
 // buffer is a goroutine-safe bytes.Buffer for a stream's writer.
 type buffer struct {
@@ -36,6 +56,7 @@ func run(t *testing.T, cfg Config, args ...string) (Result, string, string) {
 	var out, errb buffer
 	cfg.Args = args
 	cfg.Stdout, cfg.Stderr = &out, &errb
+	cfg.Caught = caught
 	if cfg.DrainTimeout == 0 {
 		cfg.DrainTimeout = time.Second
 	}
@@ -147,7 +168,7 @@ func TestPTYStreamsAreTerminalsAndExact(t *testing.T) {
 		t.Skipf("no pty on this machine: %v", err)
 	}
 	script := `[ -t 1 ] && [ -t 2 ] && printf 'a\nb\r\n\ncolour \033[31mred\033[0m \377\n'; printf 'E\n' >&2`
-	res, out, errs := run(t, Config{PTY: true}, "sh", "-c", script)
+	res, out, errs := run(t, Config{PTY: PTYBoth}, "sh", "-c", script)
 	if res.ExitCode != 0 {
 		t.Fatalf("exit %d", res.ExitCode)
 	}
@@ -159,12 +180,68 @@ func TestPTYStreamsAreTerminalsAndExact(t *testing.T) {
 	}
 }
 
+// TestPTYPerStream: SPEC §2, each stream is a pty only when the mode names
+// it, the other a pipe (--pty auto gives a stream a pty only when capwrap's
+// own corresponding stream is a terminal).
+func TestPTYPerStream(t *testing.T) {
+	if err := PTYAvailable(); err != nil {
+		t.Skipf("no pty on this machine: %v", err)
+	}
+	script := `if [ -t 1 ]; then o=tty; else o=pipe; fi; if [ -t 2 ]; then e=tty; else e=pipe; fi; echo "$o $e"`
+	for _, tc := range []struct {
+		mode PTYMode
+		want string
+	}{{PTYNone, "pipe pipe\n"}, {PTYStdout, "tty pipe\n"}, {PTYStderr, "pipe tty\n"}, {PTYBoth, "tty tty\n"}} {
+		if _, out, _ := run(t, Config{PTY: tc.mode}, "sh", "-c", script); out != tc.want {
+			t.Errorf("mode %b: the command saw %q, want %q", tc.mode, out, tc.want)
+		}
+	}
+}
+
+// TestCancelledBeforeStart: issue 23, a SIGINT or SIGTERM caught while
+// capwrap was starting cancels the run: the command is not started, the
+// result names the signal; a SIGWINCH before the start is dropped.
+func TestCancelledBeforeStart(t *testing.T) {
+	dir := t.TempDir()
+	ran := dir + "/ran"
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if ignoredAtStart(sig) {
+			continue
+		}
+		if err := syscall.Kill(os.Getpid(), sig); err != nil {
+			t.Fatal(err)
+		}
+		for len(caught) == 0 { // delivered by the runtime's signal goroutine
+			time.Sleep(time.Millisecond)
+		}
+		res, _, _ := run(t, Config{}, "touch", ran)
+		if res.State != StateNotStarted || res.Forwarded != sig || !errors.Is(res.StartErr, ErrCancelled) {
+			t.Errorf("%v before the start: state %s, forwarded %v, err %v", sig, res.State, res.Forwarded, res.StartErr)
+		}
+		if _, err := os.Stat(ran); err == nil {
+			t.Fatalf("%v before the start: the command ran", sig)
+		}
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGWINCH); err != nil {
+		t.Fatal(err)
+	}
+	for len(caught) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if res, _, _ := run(t, Config{}, "touch", ran); res.State != StateExited || res.ExitCode != 0 {
+		t.Errorf("after a SIGWINCH before the start: state %s, exit %d, err %v", res.State, res.ExitCode, res.StartErr)
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Errorf("after a SIGWINCH before the start the command did not run: %v", err)
+	}
+}
+
 func TestPTYDrainTimeout(t *testing.T) {
 	if err := PTYAvailable(); err != nil {
 		t.Skipf("no pty on this machine: %v", err)
 	}
 	start := time.Now()
-	res, out, _ := run(t, Config{PTY: true, DrainTimeout: 300 * time.Millisecond}, "sh", "-c", "sleep 30 & echo started")
+	res, out, _ := run(t, Config{PTY: PTYBoth, DrainTimeout: 300 * time.Millisecond}, "sh", "-c", "sleep 30 & echo started")
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("took %v", d)
 	}
@@ -227,15 +304,19 @@ func TestSetState(t *testing.T) {
 	}
 }
 
+// TestCommand: the command gets capwrap's stdin and a process group of
+// its own, and is never made the terminal's foreground group at the spawn,
+// whether capwrap does job control or not (SPEC §2: the terminal stays
+// with the shell's job until the command asks for it).
 func TestCommand(t *testing.T) {
-	for _, fg := range []bool{false, true} {
-		cmd := command(Config{Args: []string{"sh", "-c", "true"}, Env: []string{"A=1"}, Foreground: fg})
+	for _, tty := range []*os.File{nil, os.Stdin} {
+		cmd := command(Config{Args: []string{"sh", "-c", "true"}, Env: []string{"A=1"}, TTY: tty})
 		if cmd.Err != nil || cmd.Stdin != os.Stdin || len(cmd.Env) != 1 || len(cmd.Args) != 3 {
-			t.Fatalf("foreground %v: err %v, stdin %v, env %q, args %q", fg, cmd.Err, cmd.Stdin, cmd.Env, cmd.Args)
+			t.Fatalf("tty %v: err %v, stdin %v, env %q, args %q", tty != nil, cmd.Err, cmd.Stdin, cmd.Env, cmd.Args)
 		}
 		a := cmd.SysProcAttr
-		if !a.Setpgid || a.Pgid != 0 || a.Foreground != fg || a.Ctty != 0 {
-			t.Errorf("foreground %v: SysProcAttr %+v", fg, *a)
+		if !a.Setpgid || a.Pgid != 0 || a.Foreground || a.Setsid {
+			t.Errorf("tty %v: SysProcAttr %+v", tty != nil, *a)
 		}
 	}
 	if cmd := command(Config{Args: []string{"no-such-command-capwrap-test"}}); cmd.Err == nil {
@@ -308,11 +389,11 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 func TestDrainTimeoutZeroKeepsWhatTheChildWrote(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		pty  bool
+		pty  PTYMode
 		size int
-	}{{"pipe", false, 3000000}, {"pty", true, 500000}} {
+	}{{"pipe", PTYNone, 3000000}, {"pty", PTYBoth, 500000}} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := PTYAvailable(); tc.pty && err != nil {
+			if err := PTYAvailable(); tc.pty != PTYNone && err != nil {
 				t.Skipf("no pty on this machine: %v", err)
 			}
 			out, errb := &slowWriter{d: 2 * time.Millisecond}, &buffer{}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
@@ -40,9 +40,7 @@ func Launch(cfg Config, args []string, detach bool, after time.Duration) (int, s
 		return ExitUsage, 0
 	}
 	defer link.Close()
-	sigs := make(chan os.Signal, 8)
-	wrap.CatchForwarded(sigs)
-	defer signal.Stop(sigs)
+	sigs := sigcatch.C()
 	lines := make(chan string)
 	go func() {
 		defer close(lines)

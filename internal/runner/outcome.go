@@ -128,6 +128,8 @@ func (o *Outcome) childStatus() int {
 	switch {
 	case o.Refused != nil:
 		return ExitUsage
+	case o.cancelledBeforeStart():
+		return exitSignalBase + int(p.Forwarded)
 	case p.State == wrap.StateNotStarted && p.NotFound:
 		return ExitNotFound
 	case p.State == wrap.StateNotStarted && p.NotExecutable:
@@ -160,6 +162,9 @@ func (o *Outcome) ExitStatus() int {
 // timeout, and not when --strict made it 125); else 0.
 func (o *Outcome) Reraise() syscall.Signal {
 	p := o.Process
+	if o.cancelledBeforeStart() && o.ExitStatus() == exitSignalBase+int(p.Forwarded) {
+		return p.Forwarded
+	}
 	if p.State == wrap.StateSignaled && !p.TimedOut && o.ExitStatus() == exitSignalBase+int(p.Signal) {
 		return p.Signal
 	}
@@ -171,8 +176,15 @@ func (o *Outcome) Reraise() syscall.Signal {
 // process.state "cancelled").
 func (o *Outcome) Cancelled() bool {
 	p := o.Process
-	return p.State == wrap.StateSignaled && p.Forwarded != 0 &&
+	return o.cancelledBeforeStart() || p.State == wrap.StateSignaled && p.Forwarded != 0 &&
 		(p.Signal == p.Forwarded || (p.Escalated && p.Signal == syscall.SIGKILL))
+}
+
+// cancelledBeforeStart reports a run that a signal capwrap received ended
+// before the command started (wrap.ErrCancelled): the command did not run,
+// and capwrap exits as the signal would have ended it (issue 23).
+func (o *Outcome) cancelledBeforeStart() bool {
+	return o.Process.State == wrap.StateNotStarted && errors.Is(o.Process.StartErr, wrap.ErrCancelled)
 }
 
 // Replaced is the number of redactions made in both streams.
@@ -198,14 +210,18 @@ func (o *Outcome) CompactSuccess() bool {
 }
 
 // WantKeep applies --keep (SPEC §4) to a settled run: always keeps, never
-// does not, auto keeps unless the command did not start or the run was a
-// compact success.
+// does not, auto keeps unless the command did not start (but for a run
+// cancelled before the start, whose receipt says so on disk) or the run was
+// a compact success.
 func (o *Outcome) WantKeep(keep When) bool {
 	switch keep {
 	case Always:
 		return true
 	case Never:
 		return false
+	}
+	if o.cancelledBeforeStart() {
+		return true
 	}
 	return !(o.Process.State == wrap.StateNotStarted || o.CompactSuccess())
 }
@@ -307,7 +323,10 @@ func (o *Outcome) processReceipt() store.Process {
 func (o *Outcome) forwardedText() string {
 	p := o.Process
 	s := SignalName(p.Forwarded) + " received by capwrap and forwarded"
-	if o.SignalFrom != "" {
+	switch {
+	case o.cancelledBeforeStart():
+		s = SignalName(p.Forwarded) + " received by capwrap before the command started; it was not run"
+	case o.SignalFrom != "":
 		s = SignalName(p.Forwarded) + " sent by " + o.SignalFrom
 	}
 	if p.Escalated {

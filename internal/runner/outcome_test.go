@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -192,6 +193,15 @@ func TestOutcomeReceipt(t *testing.T) {
 			o.Store.State, o.Store.Reason = store.StatePartial, ptr(store.ReasonCaptureLimit)
 			return o
 		}, 0, 0, false, true, map[string]any{"capture.reason": "capture_limit", "exit_status": 0.0}},
+		{"cancelled before the start", func() Outcome {
+			o := settled()
+			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, Forwarded: syscall.SIGINT,
+				StartErr: fmt.Errorf("SIGINT received before the command started: %w", wrap.ErrCancelled)}
+			o.Previews = [2]*preview.Info{{State: preview.StateComplete}, {State: preview.StateComplete}}
+			return o
+		}, 130, syscall.SIGINT, false, true, map[string]any{"process.state": "cancelled", "process.exit_code": nil,
+			"process.signal": nil, "exit_status": 130.0,
+			"process.reason": "SIGINT received by capwrap before the command started; it was not run"}},
 		{"not found", func() Outcome {
 			o := settled()
 			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, NotFound: true, StartErr: errors.New("exec: not found")}

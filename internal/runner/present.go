@@ -178,7 +178,7 @@ func (p *teePresenter) present(o *Outcome) error {
 	}
 	// The summary starts a line of its own: after output that did not
 	// end one, and after a Ctrl-C, whose ^C the terminal echoed.
-	if p.lives[0].midLine || p.lives[1].midLine || o.Process.Signal == syscall.SIGINT {
+	if p.lives[0].midLine || p.lives[1].midLine || o.Process.Signal == syscall.SIGINT || o.Process.Forwarded == syscall.SIGINT {
 		fmt.Fprintln(p.err)
 	}
 	printSummary(p.err, o.Receipt(), o.Process, o.Kept)
@@ -219,6 +219,8 @@ func summaryLine(rc *store.Receipt, res wrap.Result, kept bool) string {
 	var status string
 	paint := color.New(color.FgGreen)
 	switch {
+	case res.State == wrap.StateNotStarted && errors.Is(res.StartErr, wrap.ErrCancelled):
+		status, paint = "cancelled by "+SignalName(res.Forwarded)+" before the start", color.New(color.FgRed)
 	case res.State == wrap.StateNotStarted:
 		status, paint = "not started", color.New(color.FgRed)
 	case res.TimedOut:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/redact"
 	"github.com/capwrap/capwrap/store"
@@ -55,18 +56,42 @@ func passThrough(cfg Config) *Outcome {
 	if err != nil {
 		cfg.Diag.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
 	}
-	terminal := isatty.IsTerminal(cfg.Stdin.Fd())
+	tty := openJobTTY(chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), cfg.Stdin)
+	if tty != nil {
+		defer tty.Close()
+	}
 	o := &Outcome{Launched: time.Now()}
 	// The environment as it is: the inner capwrap of `capwrap -- capwrap --
 	// CMD` is the one that captures, and an inner one under EnvNested
 	// finds it set already.
 	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Env: cfg.Environ, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
-		KillAfter: cfg.KillAfter, DrainTimeout: cfg.DrainTimeout, Terminal: terminal,
-		Foreground: terminal && wrap.InForeground(int(cfg.Stdin.Fd()))})
-	if err := o.Process.StartErr; err != nil {
+		KillAfter: cfg.KillAfter, DrainTimeout: cfg.DrainTimeout, TTY: tty, Foreground: aloneAtKeyboard(cfg),
+		Caught: sigcatch.C()})
+	if err := o.Process.StartErr; err != nil && !errors.Is(err, wrap.ErrCancelled) {
 		cfg.Diag.Errorf("%s", startErrorText(cfg.Argv[0], o.Process))
 	}
 	return o
+}
+
+// aloneAtKeyboard reports whether capwrap's stdin and stdout are both
+// terminals: a person runs capwrap at a prompt, in a job of its own (in a
+// pipeline one of the two would be a pipe), so its command may have the
+// terminal from the start (wrap.Config.Foreground).
+func aloneAtKeyboard(cfg Config) bool {
+	return isatty.IsTerminal(cfg.Stdin.Fd()) && isatty.IsTerminal(cfg.Stdout.Fd())
+}
+
+// openJobTTY opens the controlling terminal for job control (wrap.Config.TTY)
+// when a person may be at it: stdin is a terminal, or the mode is tee (a
+// person at a terminal piping into capwrap, `curl ... | capwrap -- sudo
+// sh`, still answers a /dev/tty prompt). In preview mode with stdin not a
+// terminal (an agent's harness, which may itself run at a terminal) capwrap
+// never hands that terminal to its command. nil when there is none.
+func openJobTTY(mode Mode, stdin *os.File) *os.File {
+	if mode != ModeTee && !isatty.IsTerminal(stdin.Fd()) {
+		return nil
+	}
+	return wrap.OpenTTY()
 }
 
 // EnvNested is set in the environment of every command capwrap runs to
@@ -101,20 +126,21 @@ func (r *run) closeOutputIfHung() {
 // run is one run in progress: what prepare set up, and the outcome that
 // the later steps fill in.
 type run struct {
-	cfg        Config
-	d          Diag
-	present    presenter
-	policy     func() (*redact.Policy, error)
-	dir        *store.Dir
-	lazy       *lazyCapture
-	keepers    [2]*preview.Keeper
-	sinks      [2]*sink
-	stderrPipe bool             // stderr stays a pipe though stdout is a pty
-	guard      *guard           // bounds every step of the store (hung file systems)
-	job        *jobPresenter    // a background job's presentation, or nil
-	signals    <-chan os.Signal // the job's signals from elsewhere (stop, a launcher gone)
-	control    *os.File         // the job's control FIFO, once made
-	out        Outcome
+	cfg     Config
+	d       Diag
+	present presenter
+	policy  func() (*redact.Policy, error)
+	dir     *store.Dir
+	lazy    *lazyCapture
+	keepers [2]*preview.Keeper
+	sinks   [2]*sink
+	pty     wrap.PTYMode     // the streams that are ptys (--pty)
+	tty     *os.File         // the controlling terminal, for job control; nil if none
+	guard   *guard           // bounds every step of the store (hung file systems)
+	job     *jobPresenter    // a background job's presentation, or nil
+	signals <-chan os.Signal // the job's signals from elsewhere (stop, a launcher gone)
+	control *os.File         // the job's control FIFO, once made
+	out     Outcome
 }
 
 // catchWriteSignals makes a closed stdout give EPIPE instead of killing
@@ -156,10 +182,12 @@ func prepare(cfg Config) (*run, error) {
 		}
 		return nil, err
 	}
-	if r.out.PTY, r.stderrPipe, err = choosePTY(cfg.PTY, mode, isatty.IsTerminal(cfg.Stdin.Fd()), d); err != nil {
+	if r.pty, err = choosePTY(cfg.PTY, mode, [2]bool{isatty.IsTerminal(cfg.Stdout.Fd()), isatty.IsTerminal(cfg.Stderr.Fd())}, d); err != nil {
 		d.Errorf("%v", err)
 		return nil, err
 	}
+	r.out.PTY = r.pty != wrap.PTYNone
+	r.tty = openJobTTY(mode, cfg.Stdin)
 	if r.dir, err = r.openDir(); err != nil {
 		return nil, err
 	}
@@ -236,8 +264,12 @@ func (r *run) openDir() (*store.Dir, error) {
 	return dir, nil
 }
 
-// closeDir closes the tool-outputs directory, unless the store hung.
+// closeDir closes the tool-outputs directory, unless the store hung, and
+// the terminal job control used.
 func (r *run) closeDir() {
+	if r.tty != nil {
+		r.tty.Close()
+	}
 	if r.dir != nil {
 		r.guard.do("closing the tool-outputs directory", func() { r.dir.Close() }, nil)
 	}
@@ -264,10 +296,10 @@ func (r *run) spawn() {
 		Timeout:      cfg.Timeout,
 		KillAfter:    cfg.KillAfter,
 		DrainTimeout: cfg.DrainTimeout,
-		Terminal:     isatty.IsTerminal(cfg.Stdin.Fd()),
-		Foreground:   isatty.IsTerminal(cfg.Stdin.Fd()) && wrap.InForeground(int(cfg.Stdin.Fd())),
-		PTY:          r.out.PTY,
-		StderrPipe:   r.stderrPipe,
+		TTY:          r.tty,
+		Foreground:   aloneAtKeyboard(cfg),
+		PTY:          r.pty,
+		Caught:       sigcatch.C(),
 		Signals:      r.signals,
 		OnStart: func(pid int) {
 			if r.job != nil {
@@ -362,7 +394,7 @@ func (r *run) settle() error {
 	if herr := r.guard.do("closing the arrival index", func() { aerr = r.lazy.closeArrival() }, nil); herr == nil && aerr != nil {
 		r.d.Warnf("arrival order of %s: %v", r.lazy.id(), aerr)
 	}
-	if o.Process.StartErr != nil {
+	if o.Process.StartErr != nil && !o.cancelledBeforeStart() {
 		// The error names the command, which may hold a secret: the
 		// message and the receipt's process.reason are sanitized.
 		sanitized := errors.New(sanitize(policy, o.Process.StartErr.Error()))
@@ -497,25 +529,37 @@ func sanitize(policy *redact.Policy, s string) string {
 	return policy.String(s)
 }
 
-// choosePTY decides --pty (SPEC §2): auto means on in tee mode only, and
-// falls back to pipes with a warning where ptys cannot be had; always fails
-// there. It also says whether stderr stays a pipe: with auto, when stdin
-// is a terminal a person may type at, only stdout gets a pty. Pagers (less,
-// more, and git log, man... which start one) read their keys from the
-// terminal named by stderr; a pty there would never receive a key and the
-// pager could not be quit. --pty always gives stderr its pty regardless.
-func choosePTY(flag When, mode Mode, interactive bool, d Diag) (use, stderrPipe bool, err error) {
-	if !(flag == Always || (flag == Auto && mode == ModeTee)) {
-		return false, false, nil
+// choosePTY decides --pty (SPEC §2): auto gives a stream a pty in tee mode
+// only, and only when capwrap's own corresponding stream is a terminal
+// (terminal: stdout's, stderr's), so that a stream going to a pipe or a
+// file is a pipe, as it would be without capwrap: `capwrap X | Y` gives Y
+// the bytes `X | Y` would, and --tee in CI never starts a pager. always
+// gives both streams a pty. auto falls back to pipes with a warning where
+// ptys cannot be had; always fails there.
+func choosePTY(flag When, mode Mode, terminal [2]bool, d Diag) (wrap.PTYMode, error) {
+	want := wrap.PTYNone
+	switch {
+	case flag == Always:
+		want = wrap.PTYBoth
+	case flag == Auto && mode == ModeTee:
+		if terminal[0] {
+			want |= wrap.PTYStdout
+		}
+		if terminal[1] {
+			want |= wrap.PTYStderr
+		}
+	}
+	if want == wrap.PTYNone {
+		return want, nil
 	}
 	if err := wrap.PTYAvailable(); err != nil {
 		if flag == Always {
-			return false, false, fmt.Errorf("--pty always: cannot allocate a pseudo-terminal: %v", err)
+			return wrap.PTYNone, fmt.Errorf("--pty always: cannot allocate a pseudo-terminal: %v", err)
 		}
 		d.Warnf("cannot allocate a pseudo-terminal (%v); using pipes", err)
-		return false, false, nil
+		return wrap.PTYNone, nil
 	}
-	return true, flag == Auto && interactive, nil
+	return want, nil
 }
 
 // startErrorText says why the command did not start, in the words of a

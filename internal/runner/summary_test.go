@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"syscall"
@@ -99,6 +100,9 @@ func TestPrintSummary(t *testing.T) {
 			"· complete · not kept", "\x1b[32m"},
 		{"not started", rcpt("complete", nil), wrap.Result{State: wrap.StateNotStarted, ExitCode: -1}, false,
 			"capwrap: not started · ", "\x1b[31m"},
+		{"cancelled before the start", rcpt("complete", nil), wrap.Result{State: wrap.StateNotStarted, ExitCode: -1,
+			Forwarded: syscall.SIGINT, StartErr: fmt.Errorf("x: %w", wrap.ErrCancelled)}, true,
+			"capwrap: cancelled by SIGINT before the start · ", "\x1b[31m"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer

@@ -1,0 +1,124 @@
+// Package sigcatch catches the signals capwrap forwards to its command from
+// the first moment of the process (SPEC §3, issue 23): a SIGINT or SIGTERM
+// that arrives while capwrap is still starting (package initialization,
+// opening the tool-outputs directory, starting the watchdog) waits on a
+// channel instead of killing capwrap, so the run can still end with a
+// receipt and the right exit status.
+//
+// Catching starts in this package's init. Go initializes the packages of a
+// program in import-path order as soon as their own imports are ready, and
+// this one needs only os/signal: it runs before the slower packages
+// (redact's tables) do. It knows nothing of processes or files.
+//
+// A program that is not a run (a verb, a test binary) calls Release, which
+// stops catching and re-raises what was caught meanwhile, so that those keep
+// the default actions.
+package sigcatch
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// Forwarded are the signals capwrap passes on to its command's process
+// group (SPEC §3), in the order of the spec's list.
+var Forwarded = []syscall.Signal{
+	syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH,
+}
+
+// SIGHUP and SIGINT as the process started with them: ignored (nohup,
+// "capwrap ... &" in a script) or not. Read before anything here catches
+// them, because signal.Ignored stops reporting an inherited ignore once a
+// Notify has caught the signal, even after signal.Stop.
+var (
+	hupIgnored = signal.Ignored(syscall.SIGHUP)
+	intIgnored = signal.Ignored(syscall.SIGINT)
+)
+
+// IgnoredAtStart reports whether sig counts as ignored when capwrap
+// started, so that it stays ignored in the command and is not forwarded
+// (SPEC §3).
+//
+// The Go runtime keeps an inherited SIG_IGN of SIGHUP and SIGINT, which
+// is what hupIgnored and intIgnored see; for every other signal, SIGQUIT
+// included, it installs its own handler at start, so an inherited ignore
+// of those cannot be observed from Go. The decision: SIGHUP and SIGINT
+// ignored at start are neither caught nor forwarded, so they stay SIG_IGN
+// and the command inherits that. SIGQUIT counts as ignored when SIGINT
+// does: POSIX has a non-interactive shell start an asynchronous list with
+// both ignored (nohup ignores SIGHUP only); Catch then ignores SIGQUIT, so
+// the command inherits that too. An inherited ignore of SIGTERM, SIGUSR1
+// or SIGUSR2 cannot be seen: those are caught and forwarded as usual.
+func IgnoredAtStart(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGHUP:
+		return hupIgnored
+	case syscall.SIGINT, syscall.SIGQUIT:
+		return intIgnored
+	}
+	return false
+}
+
+var (
+	mu       sync.Mutex
+	ch       = make(chan os.Signal, 32)
+	catching bool
+)
+
+func init() { Catch() }
+
+// Catch starts catching the Forwarded signals that were not ignored at
+// start on the channel C returns, and ignores SIGQUIT when it counts as
+// ignored at start. It is idempotent. A command spawned afterwards gets the
+// default action of what is caught (exec resets it) and keeps what is
+// ignored.
+func Catch() {
+	mu.Lock()
+	defer mu.Unlock()
+	if catching {
+		return
+	}
+	catching = true
+	var sigs []os.Signal
+	for _, sig := range Forwarded {
+		if !IgnoredAtStart(sig) {
+			sigs = append(sigs, sig)
+		}
+	}
+	if IgnoredAtStart(syscall.SIGQUIT) {
+		signal.Ignore(syscall.SIGQUIT)
+	}
+	signal.Notify(ch, sigs...)
+}
+
+// C is the channel the caught signals arrive on, from process start on,
+// buffered (32 signals; a signal that finds it full is dropped, as a
+// pending signal of the same kind is by the kernel). One reader at a time.
+func C() <-chan os.Signal { return ch }
+
+// Release stops catching, then sends capwrap each signal caught so far
+// whose default action would have ended it, so that a program that is not
+// a run (a verb, a test binary) behaves as if nothing had been caught.
+// SIGWINCH is dropped. Catch starts catching again.
+func Release() {
+	mu.Lock()
+	defer mu.Unlock()
+	if !catching {
+		return
+	}
+	catching = false
+	signal.Stop(ch)
+	for {
+		select {
+		case sig := <-ch:
+			if s := sig.(syscall.Signal); s != syscall.SIGWINCH {
+				_ = syscall.Kill(os.Getpid(), s)
+			}
+		default:
+			return
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package main
+
+// Issue 23 at a real terminal (the tmux harness of tmux_test.go): capwrap X
+// | Y behaves as X | Y, a pager in the same job keeps the terminal, a
+// prompt on /dev/tty works whatever stdin is, an interactive shell gets its
+// prompt, and a pager that reads its keys from its stderr gets them.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTerminalPipeToLess: `capwrap seq 1 200 | less`. less, in the same
+// job as capwrap, keeps the terminal's foreground (capwrap's command gets
+// its own group but not the terminal), so G and q work at once and leave
+// the terminal sane.
+func TestTerminalPipeToLess(t *testing.T) {
+	if _, err := exec.LookPath("less"); err != nil {
+		t.Skip("less is not installed")
+	}
+	s := newTermSession(t)
+	s.run(`LESS= capwrap -- seq 1 200 | less`)
+	s.waitFor("\n30\n", 5*time.Second)
+	less := waitProc(t, s, "less")
+	if st := procStat(t, less); st[2] != st[5] {
+		t.Fatalf("less (group %s) is not the terminal's foreground group (%s)", st[2], st[5])
+	}
+	s.tmux("send-keys", "-t", "t", "G")
+	s.waitFor("\n200\n", 5*time.Second)
+	s.tmux("send-keys", "-t", "t", "q")
+	s.waitPrompt()
+	s.checkSane()
+}
+
+// waitProc waits for a process named name in the tmux pane's session and
+// returns its pid.
+func waitProc(t *testing.T, s *termSession, name string) string {
+	t.Helper()
+	sid := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "t", "#{pane_pid}"))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, _ := exec.Command("pgrep", "-s", sid, "-x", name).Output()
+		if f := strings.Fields(string(out)); len(f) > 0 {
+			return f[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the session; screen:\n%s", name, s.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestTerminalPipeSameBytes: at a terminal, `capwrap X | Y` gives Y the
+// bytes `X | Y` does: ls prints one name per line and no colour into a
+// pipe, git log starts no pager (it would wait on an invisible one).
+func TestTerminalPipeSameBytes(t *testing.T) {
+	s := newTermSession(t)
+	files := filepath.Join(s.dir, "files") // not where capwrap makes tool-outputs/
+	if err := os.Mkdir(files, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 300; i++ {
+		if err := os.WriteFile(filepath.Join(files, fmt.Sprintf("file-%03d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pairs := []string{
+		`ls files | wc -l`,
+		`ls --color=auto files | od -c | grep -c 033`,
+		`ls --color=auto -F files | head -3 | od -c | md5sum`,
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		s.run(`git init -q . && for i in $(seq 1 30); do git -c user.name=t -c user.email=t@e commit -q --allow-empty -m "c$i"; done; clear`)
+		s.waitPrompt()
+		pairs = append(pairs, `git log --oneline | wc -l`, `git log | md5sum`)
+	}
+	for i, p := range pairs {
+		cmd, pipe, _ := strings.Cut(p, " | ")
+		s.clear()
+		s.run(fmt.Sprintf(`echo "bare-%d [$(%s | %s)]"; echo "wrapped-%d [$(capwrap -- %s | %s)]"`, i, cmd, pipe, i, cmd, pipe))
+		sc := s.waitFor(fmt.Sprintf("\nwrapped-%d [", i), 10*time.Second)
+		bare, wrapped := between(sc, fmt.Sprintf("\nbare-%d [", i)), between(sc, fmt.Sprintf("\nwrapped-%d [", i))
+		if bare == "" || bare != wrapped {
+			t.Errorf("%s: bare gave [%s], under capwrap [%s]; screen:\n%s", p, bare, wrapped, sc)
+		}
+	}
+}
+
+// between is what follows the first prefix in sc, up to the next "]".
+func between(sc, prefix string) string {
+	_, rest, ok := strings.Cut(sc, prefix)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, "]")
+	return v
+}
+
+// TestTerminalTTYPromptStdinPipe: `… | capwrap -- sudo sh`: a prompt on
+// /dev/tty works when capwrap's stdin is a pipe (the command asks for the
+// terminal, and gets it, as `… | sudo sh` would).
+func TestTerminalTTYPromptStdinPipe(t *testing.T) {
+	s := newTermSession(t)
+	s.run(`echo piped | capwrap -- sh -c 'read a; printf "pass""word? " >/dev/tty; read p </dev/tty; echo "got [$a] [$p]"'`)
+	s.waitFor("password?", 5*time.Second)
+	s.run("sekrit")
+	s.waitFor("got [piped] [sekrit]", 5*time.Second)
+	s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	s.checkSane()
+}
+
+// TestTerminalInteractiveShell: `capwrap bash` is an interactive shell
+// (stdin and stderr terminals) with its prompt; it reads what is typed;
+// a pager started inside it reads its keys; exit ends the run.
+func TestTerminalInteractiveShell(t *testing.T) {
+	s := newTermSession(t)
+	rc := filepath.Join(s.dir, "inner.rc")
+	if err := os.WriteFile(rc, []byte("PS1='INNER$ '\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.run("capwrap -- bash --noprofile --rcfile " + rc)
+	s.waitFor("INNER$", 5*time.Second)
+	s.run(`echo "inner-$((20+22))"`)
+	s.waitFor("inner-42", 5*time.Second) // not in what was typed
+	if _, err := exec.LookPath("less"); err == nil {
+		s.run(`seq 1 200 | less`)
+		s.waitFor("\n30\n", 5*time.Second)
+		s.tmux("send-keys", "-t", "t", "q")
+		s.waitFor("INNER$", 5*time.Second)
+	}
+	s.run("exit 3")
+	s.waitFor("capwrap: exit 3 · ", 5*time.Second)
+	s.checkSane()
+}
+
+// TestTerminalEarlyCtrlC: Ctrl-C moments after capwrap starts (5, 20 and
+// 50 ms after its process appears): the shell sees 130, the terminal is
+// sane, and a command that started was followed by the summary (the
+// SIGINT caught and forwarded, or the run cancelled before the start). A
+// key that lands before capwrap could catch anything (the Go runtime's
+// own start) ends capwrap before it has made a capture or started the
+// command: that is the only outcome without a summary.
+func TestTerminalEarlyCtrlC(t *testing.T) {
+	s := newTermSession(t)
+	for _, ms := range []int{5, 20, 50} {
+		s.clear()
+		name := fmt.Sprintf("early-%d", ms)
+		s.run(fmt.Sprintf(`capwrap -- sh -c 'touch "ran-$0"; exec sleep 30' %s`, name))
+		waitArgs(t, s, `capwrap -- sh -c touch "ran-$0"; exec sleep 30 `+name)
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		s.tmux("send-keys", "-t", "t", "C-c")
+		s.waitPrompt()
+		s.run(`echo "sta""tus=$?"`)
+		sc := s.waitFor("status=", 5*time.Second)
+		if !strings.Contains(sc, "status=130") {
+			t.Errorf("Ctrl-C %d ms after the start: want status 130; screen:\n%s", ms, sc)
+		}
+		summary := strings.Contains(sc, "capwrap: cancelled by SIGINT before the start · ") ||
+			strings.Contains(sc, "capwrap: killed by SIGINT · ")
+		_, err := os.Stat(filepath.Join(s.dir, "ran-"+name))
+		switch ran := err == nil; {
+		case ran && !summary:
+			t.Errorf("Ctrl-C %d ms after the start: the command ran, but no summary followed; screen:\n%s", ms, sc)
+		case !ran && !summary:
+			t.Logf("Ctrl-C %d ms after the start landed before capwrap could catch it", ms)
+		}
+		s.checkSane()
+	}
+}
+
+// waitArgs waits for a process whose command line is args.
+func waitArgs(t *testing.T, s *termSession, args string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if out, _ := exec.Command("pgrep", "-f", "^"+regexp.QuoteMeta(args)+"$").Output(); len(out) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no process %q; screen:\n%s", args, s.screen())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
