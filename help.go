@@ -275,14 +275,16 @@ It is about end of output only: everything the command wrote before it
 exited is captured even with 0, and time spent writing to a slow disk
 (--stall-timeout's business) does not count.
 `,
-	"pty": `auto (default): on in tee mode, off otherwise. With a pty the command's
-stdout and stderr are each a pseudo-terminal of its own, so programs that
-buffer or drop colour when piped behave as on a terminal, while the two
-streams stay separate and byte-exact (raw mode). The ptys are not the
-command's controlling terminal: /dev/tty still reaches you. With auto and
-stdin a terminal, stderr stays a pipe: pagers (less, and git log or man,
-which start one) read their keys from the terminal stderr names. always
-gives stderr a pty too.
+	"pty": `auto (default): in tee mode, a stream of the command is a pseudo-terminal
+only when capwrap's own stream is a terminal; one that goes to a pipe or a
+file is a pipe, as without capwrap (capwrap X | Y gives Y what X | Y would;
+--tee in CI starts no pager). Off in preview and quiet modes. With a pty,
+programs that buffer or drop colour when piped behave as on a terminal,
+while the two streams stay separate and byte-exact. The ptys are not the
+command's controlling terminal: /dev/tty still reaches you. A pager that
+reads its keys from its stderr's pty (older less, more) gets them: capwrap
+copies the keyboard in. always gives both streams a pty wherever they go;
+never gives pipes.
 `,
 	"redact-env": `Repeatable on the command line. Its variable, CAPWRAP_REDACT_ENV, holds
 one name (as do CAPWRAP_REDACT_FILE and CAPWRAP_REDACT_PATTERN: one value
