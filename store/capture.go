@@ -509,6 +509,11 @@ func (c *Capture) Finalize() (Result, error) {
 		renameErr = fmt.Errorf("fsync capture directory: %w", err)
 	}
 	c.mu.Lock()
+	if renameErr != nil {
+		// The files are not where the receipt would say (the directory
+		// was removed under capwrap, say): the capture is not complete.
+		c.setReason(ReasonWriteError, renameErr)
+	}
 	c.result = c.stateLocked()
 	c.result.Stdout, c.result.Stderr = streams[0], streams[1]
 	res := c.result

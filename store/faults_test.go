@@ -646,3 +646,27 @@ func BenchmarkStreamWrite(b *testing.B) {
 	}
 	c.Discard()
 }
+
+// TestFinalizeDirectoryGone: the capture's directory was removed while the
+// command ran; Finalize cannot rename the stream files, and the result says
+// the capture is partial (write_error) instead of complete, so the receipt
+// does not name files that are gone.
+func TestFinalizeDirectoryGone(t *testing.T) {
+	root := t.TempDir()
+	d := mustOpen(t, root)
+	c, err := d.Create(time.Now(), Limits{StallTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stream(Stdout).Write([]byte("x\n"))
+	if err := os.RemoveAll(c.AbsPath()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Finalize()
+	if err == nil {
+		t.Fatal("Finalize: no error, though the directory is gone")
+	}
+	if res.State != StatePartial || res.Reason == nil || *res.Reason != ReasonWriteError || res.Error == nil {
+		t.Errorf("result %+v", res)
+	}
+}
