@@ -115,6 +115,68 @@ func TestTerminalTTYPromptStdinPipe(t *testing.T) {
 	s.checkSane()
 }
 
+// TestTerminalTTYPromptPreviewMode: the same prompt with stdout piped too
+// (`echo x | capwrap -- CMD | cat`: preview mode, neither stdin nor stdout
+// a terminal): capwrap's job is still the shell's, so the command gets the
+// terminal when it asks (SPEC §2: whatever capwrap's stdin is).
+func TestTerminalTTYPromptPreviewMode(t *testing.T) {
+	s := newTermSession(t)
+	s.run(`echo piped | capwrap -- sh -c 'read a; printf "pass""word? " >/dev/tty; read p </dev/tty; echo "got [$a] [$p]"' | cat`)
+	s.waitFor("password?", 5*time.Second)
+	s.run("sekrit")
+	s.waitFor("got [piped] [sekrit]", 5*time.Second)
+	s.waitFor("capwrap-receipt {", 5*time.Second)
+	s.checkSane()
+}
+
+// TestTerminalHarnessKeepsTerminal: an agent's harness at a terminal (here
+// a Python program typed at the prompt, itself reading that terminal) runs
+// capwrap with pipes, in its own process group. A command that reads
+// /dev/tty is not given the terminal (it would stop the harness): it
+// waits until --timeout, and the preview says why, not "raise --timeout".
+func TestTerminalHarnessKeepsTerminal(t *testing.T) {
+	s := newTermSession(t)
+	harness := filepath.Join(s.dir, "harness.py")
+	if err := os.WriteFile(harness, []byte(`import subprocess, sys
+p = subprocess.run(["capwrap", "--timeout", "1s", "--kill-after", "1s", "--", "sh", "-c", "read p </dev/tty; echo got $p"],
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+print("harness-rc", p.returncode)
+print(p.stdout.decode())
+line = sys.stdin.readline()
+print("harness-read", line.strip())
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.run("python3 " + harness)
+	sc := s.waitFor("harness-rc ", 10*time.Second)
+	if !strings.Contains(sc, "harness-rc 124") || !strings.Contains(sc, "the command waited for the terminal") {
+		t.Fatalf("want status 124 and the note on waiting for the terminal:\n%s", sc)
+	}
+	s.run("still-mine") // the harness still has the terminal and reads it
+	s.waitFor("harness-read still-mine", 5*time.Second)
+	s.checkSane()
+}
+
+// TestTerminalCtrlZShowsLastOutput: what the command wrote just before
+// Ctrl-Z stopped it is on the screen before the shell's "Stopped" (a
+// full-screen program's last escape sequences restore the terminal).
+func TestTerminalCtrlZShowsLastOutput(t *testing.T) {
+	s := newTermSession(t)
+	for i := 0; i < 3; i++ {
+		s.clear()
+		s.run(fmt.Sprintf(`capwrap -- sh -c 'echo "last-""words-%d"; kill -TSTP 0; echo after'`, i))
+		sc := s.waitFor("Stopped", 5*time.Second)
+		last, stopped := strings.Index(sc, fmt.Sprintf("\nlast-words-%d", i)), strings.Index(sc, "Stopped")
+		if last < 0 || last > stopped {
+			t.Fatalf("the output before the stop is not on the screen before \"Stopped\":\n%s", sc)
+		}
+		s.waitPrompt()
+		s.run("fg")
+		s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	}
+	s.checkSane()
+}
+
 // TestTerminalInteractiveShell: `capwrap bash` is an interactive shell
 // (stdin and stderr terminals) with its prompt; it reads what is typed;
 // a pager started inside it reads its keys; exit ends the run.
@@ -129,11 +191,23 @@ func TestTerminalInteractiveShell(t *testing.T) {
 	s.run(`echo "inner-$((20+22))"`)
 	s.waitFor("inner-42", 5*time.Second) // not in what was typed
 	if _, err := exec.LookPath("less"); err == nil {
+		// The pager reads its keys from the shell's stderr, capwrap's pty
+		// (key relay); what is typed right after q goes to the shell.
 		s.run(`seq 1 200 | less`)
 		s.waitFor("\n30\n", 5*time.Second)
-		s.tmux("send-keys", "-t", "t", "q")
-		s.waitFor("INNER$", 5*time.Second)
+		s.tmux("send-keys", "-t", "t", "-l", `qecho "after-$((5+5))"`)
+		s.tmux("send-keys", "-t", "t", "Enter")
+		s.waitFor("after-10", 5*time.Second)
 	}
+	// Ctrl-Z on a command of the inner shell, which has no job control:
+	// the whole capwrap job stops, and fg lets the command finish.
+	s.run(`sleep 2.37; echo "slept-$((3+3))"`)
+	waitArgs(t, s, "sleep 2.37") // a stop before it, of the shell alone, would do nothing
+	s.tmux("send-keys", "-t", "t", "C-z")
+	s.waitFor("Stopped", 5*time.Second)
+	s.waitFor("PROMPT$", 5*time.Second)
+	s.run("fg")
+	s.waitFor("slept-6", 10*time.Second)
 	s.run("exit 3")
 	s.waitFor("capwrap: exit 3 · ", 5*time.Second)
 	s.checkSane()

@@ -7,3 +7,12 @@ package wrap
 // for a group whose last member is such a zombie, then send a harmless
 // SIGKILL.
 func liveMember(pgid int) bool { return true }
+
+// stoppedMember reports false: without decoded kern.proc.pgrp records
+// (see liveMember) capwrap cannot see a stopped member of a group on
+// FreeBSD, so a shell under capwrap that ignores SIGTSTP keeps waiting
+// for a command Ctrl-Z stopped (see checkStoppedMember).
+func stoppedMember(pgid int) bool { return false }
+
+// ignoresStop reports false on FreeBSD (see stoppedMember).
+func ignoresStop(pid int) bool { return false }

@@ -122,6 +122,7 @@ func (c *child) suspend(wantsTerminal bool) {
 	cont := make(chan os.Signal, 1)
 	signal.Notify(cont, syscall.SIGCONT)
 	defer signal.Stop(cont)
+	c.settleOutput()
 	held := c.foregroundGroup() == c.pid
 	c.reclaimForeground()
 	if c.keys.stop(c.cfg.TTY) { // the shell gets its terminal as it left it
@@ -140,8 +141,71 @@ func (c *child) suspend(wantsTerminal bool) {
 	_ = syscall.Kill(-c.pid, syscall.SIGCONT)
 }
 
+// checkStoppedMember is Ctrl-Z behind a shell (terminalPoll calls it). An
+// interactive shell that capwrap runs (capwrap bash) has no job control:
+// its terminal for that is its stderr, capwrap's pty, not its controlling
+// terminal. Ctrl-Z then stops the command the shell runs in the
+// foreground, while the shell, which ignores SIGTSTP, waits for it for
+// good, and nothing reads the keyboard. When the command's group holds
+// the terminal, its direct child ignores SIGTSTP and a member of the group
+// is stopped, capwrap stops its own job as for any Ctrl-Z (suspend): the
+// shell capwrap runs in shows it stopped, and fg continues it all.
+// (Linux and macOS; FreeBSD cannot see the stopped member.)
+func (c *child) checkStoppedMember() {
+	if c.foregroundGroup() == c.pid && ignoresStop(c.pid) && stoppedMember(c.pid) {
+		c.suspend(false)
+	}
+}
+
 // stopGrace is how long stopJob waits for capwrap's own stop to take
 // effect before it concludes the stop was discarded: kill(2) does not stop
 // a multi-threaded process before it returns, and an orphaned process
 // group discards a SIGTSTP (POSIX), so no SIGCONT would come.
 const stopGrace = 200 * time.Millisecond
+
+// settleOutput waits, before capwrap's job stops, until what the stopped
+// child wrote has been read and passed on (to the terminal, in tee mode):
+// its last bytes before the stop (a full-screen program's "show the
+// cursor", "leave the alternate screen") reach the terminal before the
+// shell's "Stopped", as without capwrap. It waits until every stream is
+// empty and no write is in progress, twice settleStep apart (a pty passes
+// data on to its master a little later), at most settleMax.
+func (c *child) settleOutput() {
+	calm := 0
+	for end := time.Now().Add(settleMax); calm < 2 && time.Now().Before(end); time.Sleep(settleStep) {
+		if c.outputPending() {
+			calm = 0
+		} else {
+			calm++
+		}
+	}
+}
+
+// outputPending reports whether a stream holds unread bytes or its
+// writer is busy with some.
+func (c *child) outputPending() bool {
+	for _, s := range c.streams {
+		s.mu.Lock()
+		writing := !s.writeFrom.IsZero()
+		s.mu.Unlock()
+		if writing {
+			return true
+		}
+		rc, err := s.r.SyscallConn()
+		if err != nil {
+			continue
+		}
+		n := 0
+		_ = rc.Control(func(fd uintptr) { n, _ = inq(int(fd)) })
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// settleStep and settleMax pace and bound settleOutput.
+const (
+	settleStep = 5 * time.Millisecond
+	settleMax  = 300 * time.Millisecond
+)

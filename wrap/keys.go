@@ -25,14 +25,17 @@ import (
 // or capwrap hands the terminal over or stops; the attributes capwrap
 // changed are then restored.
 //
-// After each key it relays, capwrap watches the pty's mode closely
-// (keyWatch, every keyWatchStep): the key that quits a pager is followed at
-// once by the pager's restoring the mode, and the terminal must be back
-// with the command's group before the shell that started the pager reads
-// it again (an interactive shell ignores SIGTTIN, so a read from the
-// background would be end of file to it).
+// capwrap relays one key (byte) at a time and, after each, watches the
+// pty's mode closely (keyWatch, every keyWatchStep) before it takes the
+// next from the terminal: the key that quits a pager is followed at once by
+// the pager's restoring the mode, and what was typed after it stays in the
+// terminal for the shell that started the pager, which must have the
+// terminal back before it reads it again (an interactive shell ignores
+// SIGTTIN, so a read from the background would be end of file to it). Keys
+// typed faster than keyWatch apart wait in the terminal meanwhile; none is
+// lost.
 const (
-	keyWatch     = 200 * time.Millisecond
+	keyWatch     = 50 * time.Millisecond
 	keyWatchStep = 500 * time.Microsecond
 )
 
@@ -150,9 +153,15 @@ func (k *keyRelay) start(tty, pty *os.File, handBack bool, pgid int) {
 // back), before the command's shell can read the terminal.
 func (k *keyRelay) copy(tty, pty *os.File, pgid int, done chan<- struct{}) {
 	defer close(done)
-	buf := make([]byte, 256)
+	buf := make([]byte, 32)
 	for {
-		n, err := tty.Read(buf)
+		// One key at a time: the rest stays in the terminal. A key that
+		// sends an escape sequence (an arrow, a function key) goes whole,
+		// with what of it has arrived already.
+		n, err := tty.Read(buf[:1])
+		if n == 1 && buf[0] == 0x1b {
+			n += readPending(tty, buf[1:])
+		}
 		if n > 0 {
 			if _, werr := pty.Write(buf[:n]); werr != nil {
 				return
@@ -226,4 +235,21 @@ func (k *keyRelay) stop(tty *os.File) (handBack bool) {
 	handBack = k.handBack
 	k.saved, k.handBack, k.stopping = nil, false, false
 	return handBack
+}
+
+// readPending reads into p what tty holds already, without waiting, at
+// most len(p) bytes, and returns how many it read.
+func readPending(tty *os.File, p []byte) int {
+	rc, err := tty.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = rc.Control(func(fd uintptr) {
+		if q, err := inq(int(fd)); err == nil && q > 0 {
+			m, _ := unix.Read(int(fd), p[:min(q, len(p))])
+			n = max(m, 0)
+		}
+	})
+	return n
 }

@@ -36,9 +36,10 @@ const ReadBufferSize = 256 << 10
 // larger pipes mean fewer reads for a fast child. Failure is ignored.
 const pipeSize = 1 << 20
 
-// winsizePoll is how often, with ptys, capwrap compares its terminal's
-// window size with the last one it passed on.
-const winsizePoll = 100 * time.Millisecond
+// terminalPoll is how often, with job control, capwrap looks at its
+// terminal: the window size (passed on to the ptys), the key relay
+// (checkKeys) and a command stopped behind a shell (checkStoppedMember).
+const terminalPoll = 100 * time.Millisecond
 
 // ending reports whether a forwarded signal asks the child to end, so that
 // a group still alive KillAfter later gets SIGKILL (SPEC §3, as timeout -k).
@@ -193,6 +194,11 @@ type Result struct {
 	Escalated bool
 	// KillAfter is Config.KillAfter: the grace period Escalated refers to.
 	KillAfter time.Duration
+	// WaitedForTerminal is true when the child was stopped for reading or
+	// setting a terminal (SIGTTIN, SIGTTOU) that capwrap, without
+	// Config.TTY, could not give it: it waited there until a signal or
+	// the timeout ended it.
+	WaitedForTerminal bool
 	// ObservedStdout and ObservedStderr count bytes read from each stream.
 	ObservedStdout, ObservedStderr int64
 }
@@ -237,7 +243,7 @@ type child struct {
 	kill     *time.Timer // KillAfter, from the timeout's expiry or the first forwarded ending signal
 	killC    <-chan time.Time
 	killFwd  bool         // kill was armed by a forwarded signal, not by the timeout
-	winch    *time.Ticker // the window-size poll, with ptys and job control
+	winch    *time.Ticker // terminalPoll, with job control
 	winchC   <-chan time.Time
 	lastWS   *unix.Winsize  // the window size last passed on to the ptys
 	contC    chan os.Signal // SIGCONT, with job control
@@ -381,11 +387,11 @@ func (c *child) watch() {
 		c.timeout = time.NewTimer(c.cfg.Timeout)
 		c.timeoutC = c.timeout.C
 	}
-	// With ptys and the terminal handed to the child, SIGWINCH from the
-	// terminal goes to the child's group, not to capwrap: capwrap watches
-	// the window size itself and passes changes on to the ptys.
-	if c.cfg.PTY != PTYNone && c.jobControl() {
-		c.winch = time.NewTicker(winsizePoll)
+	// With the terminal handed to the child, SIGWINCH from the terminal
+	// goes to the child's group, not to capwrap: capwrap watches the window
+	// size itself and passes changes on to the ptys (terminalPoll).
+	if c.jobControl() {
+		c.winch = time.NewTicker(terminalPoll)
 		c.winchC = c.winch.C
 	}
 	c.lastWS = currentWinsize()
@@ -418,11 +424,12 @@ func (c *child) supervise() {
 		case <-c.contC:
 			_ = syscall.Kill(-c.pid, syscall.SIGCONT)
 		case <-c.winchC:
-			if ws := currentWinsize(); *ws != *c.lastWS {
+			if ws := currentWinsize(); c.cfg.PTY != PTYNone && *ws != *c.lastWS {
 				c.lastWS = ws
 				forward(c.pid, syscall.SIGWINCH, c.streams)
 			}
 			c.checkKeys()
+			c.checkStoppedMember()
 		case <-c.timeoutC:
 			c.expire()
 		case <-c.killC:
@@ -439,6 +446,10 @@ func (c *child) supervise() {
 			}
 			if c.jobControl() {
 				c.stopped(ws.StopSignal())
+			} else if sig := ws.StopSignal(); sig == syscall.SIGTTIN || sig == syscall.SIGTTOU {
+				// Stopped for a terminal capwrap does not hand over: it
+				// waits for a signal or --timeout. The receipt says why.
+				c.res.WaitedForTerminal = true
 			}
 			c.resume <- struct{}{}
 		}

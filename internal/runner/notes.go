@@ -21,7 +21,13 @@ func notes(o *Outcome, cfg Config, dirArg string) []string {
 		if p.Signal == syscall.SIGKILL {
 			how = fmt.Sprintf("SIGTERM, then SIGKILL %v later", cfg.KillAfter)
 		}
-		n = append(n, fmt.Sprintf("capwrap: the command ran into --timeout %v and was ended (%s); raise --timeout, or run it with --background-after", cfg.Timeout, how))
+		if p.WaitedForTerminal {
+			n = append(n, fmt.Sprintf("capwrap: the command waited for the terminal (it read or set /dev/tty, a prompt) until --timeout %v ended it (%s); capwrap gives the terminal only to a command run from a shell or with stdin a terminal: give it its input on stdin or with a flag", cfg.Timeout, how))
+		} else {
+			n = append(n, fmt.Sprintf("capwrap: the command ran into --timeout %v and was ended (%s); raise --timeout, or run it with --background-after", cfg.Timeout, how))
+		}
+	} else if p.WaitedForTerminal {
+		n = append(n, "capwrap: the command stopped to read or set the terminal (/dev/tty, a prompt), which capwrap gives only to a command run from a shell or with stdin a terminal: give it its input on stdin or with a flag")
 	}
 	if p.DrainTimedOut {
 		n = append(n, fmt.Sprintf("capwrap: the command exited, but a process it started still held its output %v later (--drain-timeout): nothing it wrote after that was read", cfg.DrainTimeout))

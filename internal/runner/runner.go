@@ -56,7 +56,7 @@ func passThrough(cfg Config) *Outcome {
 	if err != nil {
 		cfg.Diag.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
 	}
-	tty := openJobTTY(chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), cfg.Stdin)
+	tty := openJobTTY(chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), cfg.Stdin, cfg.Stderr)
 	if tty != nil {
 		defer tty.Close()
 	}
@@ -82,16 +82,27 @@ func aloneAtKeyboard(cfg Config) bool {
 }
 
 // openJobTTY opens the controlling terminal for job control (wrap.Config.TTY)
-// when a person may be at it: stdin is a terminal, or the mode is tee (a
-// person at a terminal piping into capwrap, `curl ... | capwrap -- sudo
-// sh`, still answers a /dev/tty prompt). In preview mode with stdin not a
-// terminal (an agent's harness, which may itself run at a terminal) capwrap
-// never hands that terminal to its command. nil when there is none.
-func openJobTTY(mode Mode, stdin *os.File) *os.File {
-	if mode != ModeTee && !isatty.IsTerminal(stdin.Fd()) {
+// when capwrap runs as part of a person's shell job: stdin or stderr is a
+// terminal, the mode is tee, or capwrap's parent is in another process
+// group than capwrap (a shell started capwrap's job: `echo x | capwrap --
+// sudo sh 2>&1 | cat`). SPEC §2: a command that reads /dev/tty gets it
+// whatever capwrap's stdin is. Not when capwrap shares its caller's process
+// group with none of those (an agent's harness that runs it, perhaps
+// itself a full-screen program at that terminal): giving its command the
+// terminal would take it from the harness, whose next read of it would
+// stop the harness. nil when there is no controlling terminal.
+func openJobTTY(mode Mode, stdin, stderr *os.File) *os.File {
+	if mode != ModeTee && !isatty.IsTerminal(stdin.Fd()) && !isatty.IsTerminal(stderr.Fd()) && !shellJob() {
 		return nil
 	}
 	return wrap.OpenTTY()
+}
+
+// shellJob reports whether capwrap's parent is in another process group
+// than capwrap: a shell made capwrap's job a group of its own.
+func shellJob() bool {
+	pg, err := syscall.Getpgid(os.Getppid())
+	return err == nil && pg != syscall.Getpgrp()
 }
 
 // EnvNested is set in the environment of every command capwrap runs to
@@ -187,7 +198,7 @@ func prepare(cfg Config) (*run, error) {
 		return nil, err
 	}
 	r.out.PTY = r.pty != wrap.PTYNone
-	r.tty = openJobTTY(mode, cfg.Stdin)
+	r.tty = openJobTTY(mode, cfg.Stdin, cfg.Stderr)
 	if r.dir, err = r.openDir(); err != nil {
 		return nil, err
 	}
