@@ -76,9 +76,9 @@ func TestTerminalPipeSameBytes(t *testing.T) {
 		`ls --color=auto -F files | head -3 | od -c | md5sum`,
 	}
 	if _, err := exec.LookPath("git"); err == nil {
-		s.run(`git init -q . && for i in $(seq 1 30); do git -c user.name=t -c user.email=t@e commit -q --allow-empty -m "c$i"; done; clear`)
+		s.run(`git init -q . && seq 1 300 >tracked && git add tracked && for i in $(seq 1 30); do git -c user.name=t -c user.email=t@e commit -q --allow-empty -m "c$i"; done; seq 2 301 >tracked; clear`)
 		s.waitPrompt()
-		pairs = append(pairs, `git log --oneline | wc -l`, `git log | md5sum`)
+		pairs = append(pairs, `git log --oneline | wc -l`, `git log | md5sum`, `git diff --color=auto | md5sum`)
 	}
 	for i, p := range pairs {
 		cmd, pipe, _ := strings.Cut(p, " | ")
