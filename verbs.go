@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -273,25 +274,26 @@ type listItem struct {
 }
 
 type listProcess struct {
-	State    *string `json:"state"` // null when unknown (abandoned)
-	ExitCode *int    `json:"exit_code"`
-	Signal   *string `json:"signal"`
+	State    *receipt.ProcessState `json:"state"` // null when unknown (abandoned)
+	ExitCode *int                  `json:"exit_code"`
+	Signal   *string               `json:"signal"`
 }
 
 type listCapture struct {
-	State  string  `json:"state"`
-	Reason *string `json:"reason"`
+	State  receipt.CaptureState `json:"state"`
+	Reason *receipt.Reason      `json:"reason"`
 }
 
 // listItemOf is capture e of dir as `capwrap list` shows it at time now.
 func listItemOf(dir *store.Dir, e store.Entry, now time.Time) listItem {
 	it := listItem{ID: e.ID, Dir: dir.Path() + "/" + e.ID, Running: e.Running, StartedAt: e.StartedAt().Format(time.RFC3339)}
-	var state string
+	var state receipt.ProcessState
 	state, it.Process.ExitCode, it.Process.Signal = e.ProcessStatus()
-	if state != store.StateUnknown {
+	if state != receipt.ProcessUnknown {
 		it.Process.State = &state
 	}
-	it.Capture.State, it.Capture.Reason = e.CaptureStatus()
+	c := e.CaptureStatus()
+	it.Capture.State, it.Capture.Reason = c.State, c.Reason
 	if e.Stdout.Name != "" {
 		it.StdoutBytes = ptr(e.Stdout.Size)
 	}
@@ -375,9 +377,9 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 	}
 	fmt.Fprintf(stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", "ID", "PROCESS", "CAPTURE", "STDOUT", "STDERR", "AGE", "COMMAND")
 	for _, it := range items {
-		proc := store.StateUnknown
+		proc := string(receipt.ProcessUnknown)
 		if it.Process.State != nil {
-			proc = *it.Process.State
+			proc = string(*it.Process.State)
 		}
 		switch {
 		case it.Process.Signal != nil:
@@ -385,10 +387,7 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 		case it.Process.ExitCode != nil:
 			proc += fmt.Sprintf(" %d", *it.Process.ExitCode)
 		}
-		capState := it.Capture.State
-		if it.Capture.Reason != nil {
-			capState += " (" + *it.Capture.Reason + ")"
-		}
+		capState := receipt.Capture{State: it.Capture.State, Reason: it.Capture.Reason}.String()
 		size := func(p *int64) string {
 			if p == nil {
 				return "-"
@@ -428,29 +427,14 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 		stdout.Write(b)
 		return 0
 	}
-	rc := e.Receipt
-	if rc == nil {
-		// No live receipt yet (the child is being started) or unreadable.
-		path := dir.Path() + "/" + id
-		rc = &store.Receipt{Schema: store.Schema, ID: &id, Dir: &path, Process: store.Process{State: "running"}, Capture: store.CaptureState{State: "pending"}}
-		if e.ReceiptErr != nil && !errors.Is(e.ReceiptErr, os.ErrNotExist) {
-			d.Warnf("cannot read %s/receipt.live.json: %v", path, store.UnwrapPath(e.ReceiptErr))
-		}
+	if e.Receipt == nil && e.ReceiptErr != nil && !errors.Is(e.ReceiptErr, os.ErrNotExist) {
+		d.Warnf("cannot read %s/%s/receipt.live.json: %v", dir.Path(), id, store.UnwrapPath(e.ReceiptErr))
 	}
-	for _, s := range []struct {
-		f  store.FileEntry
-		st *store.Stream
-	}{{e.Stdout, &rc.Streams.Stdout}, {e.Stderr, &rc.Streams.Stderr}} {
-		if s.f.Name == "" {
-			continue
-		}
-		s.st.CommittedBytes = ptr(s.f.Size)
-		s.st.File = ptr(s.f.Path)
-	}
+	rc := e.LiveReceipt(dir.Path() + "/" + id) // none yet: the child is being started
 	if e.Abandoned {
 		// The live receipt said running when capwrap wrote it; nobody
 		// is left to know what became of the process since.
-		rc.Capture = store.CaptureState{State: store.StatePartial, Reason: ptr(store.ReasonAbandoned)}
+		rc.Capture = receipt.Capture{State: receipt.CapturePartial, Reason: ptr(receipt.ReasonAbandoned)}
 		rc.Process.State, rc.Process.ExitCode, rc.Process.Signal = "", nil, nil // null: unknown
 		if rc.Process.Reason == nil {
 			rc.Process.Reason = ptr("unknown: capwrap ended without writing the receipt")
@@ -535,10 +519,7 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 	n, status := 0, 0
 	for _, e := range targets {
 		size := e.Stdout.Size + e.Stderr.Size
-		state, reason := e.CaptureStatus()
-		if reason != nil {
-			state += " (" + *reason + ")"
-		}
+		state := e.CaptureStatus().String()
 		if !*dryRun {
 			if err := dir.Remove(e.ID); err != nil {
 				if errors.Is(err, store.ErrRunning) {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"github.com/capwrap/capwrap/receipt"
 	"io"
 	"os"
 	"path/filepath"
@@ -125,7 +126,7 @@ func TestRemove(t *testing.T) {
 	if _, err := c.Finalize(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Publish(&Receipt{Schema: Schema}); err != nil {
+	if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema}); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"..", "../x", "/etc", c.ID() + "/stdout.log"} {
@@ -202,7 +203,7 @@ func TestArrivalCountsAgainstDirQuota(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Publish(&Receipt{Schema: Schema}); err != nil {
+			if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema}); err != nil {
 				t.Fatal(err)
 			}
 			dir := filepath.Join(d.Abs(), c.ID())
@@ -235,7 +236,7 @@ func TestArrivalCountsAgainstDirQuota(t *testing.T) {
 			all := int64(2 * tc.pairs)
 			switch {
 			case streams+int64(2*tc.pairs)*arrivalRecordSize+arrivalHeaderSize <= tc.quota:
-				if res.State != StateComplete || covered != all {
+				if res.State != receipt.CaptureComplete || covered != all {
 					t.Errorf("state %s, index covers %d of %d bytes", res.State, covered, all)
 				}
 			case covered >= all || len(recs) == 0:

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/capwrap/capwrap/receipt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,22 +28,6 @@ const (
 	liveReceiptName  = "receipt.live.json"
 	reservationName  = "reservation" // directory quota reserved by a running capture, decimal bytes
 	maxCreateRetries = 8
-)
-
-// Capture states and reasons written to the receipt's "capture" object
-// (SPEC §7).
-const (
-	StatePending  = "pending"
-	StateComplete = "complete"
-	StatePartial  = "partial"
-	StateFailed   = "failed"
-
-	ReasonDrainTimeout   = "drain_timeout"
-	ReasonCaptureLimit   = "capture_limit"
-	ReasonDirectoryQuota = "directory_quota"
-	ReasonWriterStalled  = "writer_stalled"
-	ReasonWriteError     = "write_error"
-	ReasonAbandoned      = "abandoned"
 )
 
 // Defaults of SPEC §4 "Limits".
@@ -134,7 +119,7 @@ type Capture struct {
 	stopped    bool  // persistence over: writers drop what is queued
 	accepted   int64 // bytes accepted into the queues, both streams
 	queued     int64 // bytes in the queues or being written
-	reason     string
+	reason     receipt.Reason
 	errText    string
 	progress   chan struct{} // closed and replaced whenever a file write ends
 	drained    bool          // drain has run: the writers are done
@@ -154,10 +139,10 @@ type Capture struct {
 // object and per-stream fields (SPEC §7).
 type Result struct {
 	// State is "complete" or "partial".
-	State string
+	State receipt.CaptureState
 	// Reason is nil when complete; else capture_limit, directory_quota,
 	// writer_stalled or write_error.
-	Reason *string
+	Reason *receipt.Reason
 	// Error is the text of the write error (write_error only), else nil.
 	Error  *string
 	Stdout StreamResult
@@ -315,7 +300,7 @@ func (c *Capture) FilePath(stream string) string {
 // far and the .live names. It is known without touching the file system
 // or taking the capture's lock, which the hung step may hold.
 func (c *Capture) Stalled(err error) Result {
-	res := Result{State: StatePartial, Reason: ptr(ReasonWriterStalled)}
+	res := Result{State: receipt.CapturePartial, Reason: ptr(receipt.ReasonWriterStalled)}
 	if err != nil {
 		res.Error = ptr(err.Error())
 	}
@@ -342,7 +327,7 @@ func (c *Capture) Stream(name string) *StreamWriter {
 // WriteLiveReceipt publishes r as receipt.live.json (SPEC §4): written to a
 // temporary name in the capture directory, 0600, fsynced, renamed over the
 // previous one. It may be called any number of times before Publish.
-func (c *Capture) WriteLiveReceipt(r *Receipt) error {
+func (c *Capture) WriteLiveReceipt(r *receipt.Receipt) error {
 	b, err := r.MarshalPretty()
 	if err != nil {
 		return err
@@ -358,11 +343,11 @@ func (c *Capture) WriteLiveReceipt(r *Receipt) error {
 // setReason records why persistence stopped or will stop. The first reason
 // wins, except that a write error replaces capture_limit: it lost bytes the
 // limit would have kept. Caller holds c.mu.
-func (c *Capture) setReason(reason string, err error) {
+func (c *Capture) setReason(reason receipt.Reason, err error) {
 	if reason == "" {
 		return
 	}
-	if c.reason == "" || (reason == ReasonWriteError && c.reason == ReasonCaptureLimit) {
+	if c.reason == "" || (reason == receipt.ReasonWriteError && c.reason == receipt.ReasonCaptureLimit) {
 		c.reason = reason
 		if err != nil {
 			c.errText = err.Error()
@@ -372,7 +357,7 @@ func (c *Capture) setReason(reason string, err error) {
 
 // stop ends persistence: Write discards from now on and the writers drop
 // whatever is queued. Caller holds c.mu.
-func (c *Capture) stop(reason string, err error) {
+func (c *Capture) stop(reason receipt.Reason, err error) {
 	c.setReason(reason, err)
 	c.accepting = false
 	if c.stopped {
@@ -443,9 +428,9 @@ func (r *Result) setStream(name string, sr StreamResult) {
 // stateLocked returns the Result's State, Reason and Error. Caller holds
 // c.mu.
 func (c *Capture) stateLocked() Result {
-	res := Result{State: StateComplete}
+	res := Result{State: receipt.CaptureComplete}
 	if c.reason != "" {
-		res.State = StatePartial
+		res.State = receipt.CapturePartial
 		reason := c.reason
 		res.Reason = &reason
 		if c.errText != "" {
@@ -493,7 +478,7 @@ func (c *Capture) Finalize() (Result, error) {
 			}
 			if err != nil {
 				c.mu.Lock()
-				c.setReason(ReasonWriteError, err)
+				c.setReason(receipt.ReasonWriteError, err)
 				c.mu.Unlock()
 			}
 			s.sum = hex.EncodeToString(s.hash.Sum(nil))
@@ -512,7 +497,7 @@ func (c *Capture) Finalize() (Result, error) {
 	if renameErr != nil {
 		// The files are not where the receipt would say (the directory
 		// was removed under capwrap, say): the capture is not complete.
-		c.setReason(ReasonWriteError, renameErr)
+		c.setReason(receipt.ReasonWriteError, renameErr)
 	}
 	c.result = c.stateLocked()
 	c.result.Stdout, c.result.Stderr = streams[0], streams[1]
@@ -536,7 +521,7 @@ func UnwrapPath(err error) error {
 // SPEC §4's finalization order, then releases the capture's lock. Call it
 // after Finalize. On error the lock is still released: the capture then
 // reads as abandoned.
-func (c *Capture) Publish(r *Receipt) error {
+func (c *Capture) Publish(r *receipt.Receipt) error {
 	c.mu.Lock()
 	finalized := c.finalized
 	c.mu.Unlock()
@@ -610,7 +595,7 @@ func (c *Capture) drain() {
 			return
 		}
 		if !c.waitProgress(t, c.lim.StallTimeout) && !c.stopped {
-			c.stop(ReasonWriterStalled, nil)
+			c.stop(receipt.ReasonWriterStalled, nil)
 		}
 	}
 }

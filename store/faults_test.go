@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/capwrap/capwrap/receipt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -99,13 +100,13 @@ func TestWriterStalled(t *testing.T) {
 	if el := time.Since(start); el > timeout+2*time.Second {
 		t.Errorf("Finalize took %v", el) // no second stall timeout; an fsync of stderr
 	}
-	if res.State != StatePartial || *res.Reason != ReasonWriterStalled || res.Error != nil {
+	if res.State != receipt.CapturePartial || *res.Reason != receipt.ReasonWriterStalled || res.Error != nil {
 		t.Errorf("result %+v", res)
 	}
 	if res.Stdout.Committed != 0 || res.Stdout.SHA256 != "" || res.Stdout.File != c.FilePath(Stdout) {
 		t.Errorf("stdout %+v", res.Stdout)
 	}
-	if err := c.Publish(&Receipt{Schema: Schema}); err != nil {
+	if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -128,7 +129,7 @@ func TestWriterStalledInFinalize(t *testing.T) {
 	if el := time.Since(start); el < timeout || el > timeout+2*time.Second {
 		t.Errorf("Finalize took %v", el)
 	}
-	if res.Reason == nil || *res.Reason != ReasonWriterStalled {
+	if res.Reason == nil || *res.Reason != receipt.ReasonWriterStalled {
 		t.Errorf("result %+v", res)
 	}
 	c.Discard()
@@ -148,10 +149,10 @@ func TestBackPressureLosesNothing(t *testing.T) {
 		t.Errorf("no back-pressure: %v", el)
 	}
 	res, err := c.Finalize()
-	if err != nil || res.State != StateComplete || res.Stdout.Committed != int64(len(data)) {
+	if err != nil || res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) {
 		t.Fatalf("result %+v %v", res, err)
 	}
-	c.Publish(&Receipt{Schema: Schema})
+	c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 }
 
 // countingWriter counts the file writes of a stream.
@@ -183,13 +184,13 @@ func TestSmallQueueAdmitsAChunk(t *testing.T) {
 			data := pattern(256 << 10)
 			writeAll(c.Stream(Stdout), data, 256<<10) // one pipe read's worth
 			res, err := c.Finalize()
-			if err != nil || res.State != StateComplete || res.Stdout.Committed != int64(len(data)) {
+			if err != nil || res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) {
 				t.Fatalf("result %+v %v", res, err)
 			}
 			if n, want := writes.Load(), int64(len(data)/minChunkBytes); n > want {
 				t.Errorf("%d file writes for %d bytes, want at most %d (chunks of %d bytes)", n, len(data), want, minChunkBytes)
 			}
-			c.Publish(&Receipt{Schema: Schema})
+			c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 		})
 	}
 }
@@ -208,7 +209,7 @@ func TestShortWriteEIO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.State != StatePartial || *res.Reason != ReasonWriteError || res.Error == nil || !strings.Contains(*res.Error, "input/output error") {
+	if res.State != receipt.CapturePartial || *res.Reason != receipt.ReasonWriteError || res.Error == nil || !strings.Contains(*res.Error, "input/output error") {
 		t.Errorf("result %+v", res)
 	}
 	if res.Stdout.Committed != 100_000 {
@@ -218,7 +219,7 @@ func TestShortWriteEIO(t *testing.T) {
 	if !bytes.Equal(got, pattern(100_000)) || res.Stdout.SHA256 != hexSum(got) {
 		t.Errorf("file holds %d bytes", len(got))
 	}
-	c.Publish(&Receipt{Schema: Schema})
+	c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 }
 
 // helperCmd runs this test binary as a helper (see runHelper), through sh
@@ -240,7 +241,7 @@ func checkWriteError(t *testing.T, out []byte, wantErr string, total int) {
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("helper output %q: %v", out, err)
 	}
-	if res.State != StatePartial || res.Reason == nil || *res.Reason != ReasonWriteError || res.Error == nil || !strings.Contains(*res.Error, wantErr) {
+	if res.State != receipt.CapturePartial || res.Reason == nil || *res.Reason != receipt.ReasonWriteError || res.Error == nil || !strings.Contains(*res.Error, wantErr) {
 		t.Fatalf("result %+v", res)
 	}
 	fi, err := os.Stat(res.Stdout.File)
@@ -401,7 +402,7 @@ func TestQuotaConcurrent(t *testing.T) {
 				t.Error(err)
 			}
 			results[i] = res
-			if err := c.Publish(&Receipt{Schema: Schema}); err != nil {
+			if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -415,8 +416,8 @@ func TestQuotaConcurrent(t *testing.T) {
 		distinct[ids[i]] = true
 		total += r.Stdout.Committed + r.Stderr.Committed
 		switch {
-		case r.State == StateComplete && r.Stdout.Committed+r.Stderr.Committed == each:
-		case r.State == StatePartial && *r.Reason == ReasonDirectoryQuota:
+		case r.State == receipt.CaptureComplete && r.Stdout.Committed+r.Stderr.Committed == each:
+		case r.State == receipt.CapturePartial && *r.Reason == receipt.ReasonDirectoryQuota:
 			partial++
 		default:
 			t.Errorf("capture %d: %+v", i, r)
@@ -441,10 +442,10 @@ func TestQuotaConcurrent(t *testing.T) {
 	c, _ := d.Create(time.Now(), Limits{DirQuota: quota, QuotaChunk: chunk})
 	c.Stream(Stdout).Write([]byte("more\n"))
 	res, _ := c.Finalize()
-	if res.State != StatePartial || *res.Reason != ReasonDirectoryQuota || res.Stdout.Committed != 0 {
+	if res.State != receipt.CapturePartial || *res.Reason != receipt.ReasonDirectoryQuota || res.Stdout.Committed != 0 {
 		t.Errorf("over quota: %+v", res)
 	}
-	c.Publish(&Receipt{Schema: Schema})
+	c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 }
 
 // TestQuotaCrashDoesNotLeak: a crashed capture's reservation stops
@@ -467,10 +468,10 @@ func TestQuotaCrashDoesNotLeak(t *testing.T) {
 	b, _ := d.Create(time.Now(), lim)
 	writeAll(b.Stream(Stdout), pattern(4<<20), 64<<10)
 	res, _ := b.Finalize()
-	if res.Stdout.Committed != 4<<20-6 || *res.Reason != ReasonDirectoryQuota {
+	if res.Stdout.Committed != 4<<20-6 || *res.Reason != receipt.ReasonDirectoryQuota {
 		t.Errorf("after crash: %+v", res)
 	}
-	b.Publish(&Receipt{Schema: Schema})
+	b.Publish(&receipt.Receipt{Schema: receipt.Schema})
 }
 
 func TestPlantedNames(t *testing.T) {
@@ -503,7 +504,7 @@ func TestPlantedNames(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := c.WriteLiveReceipt(&Receipt{Schema: Schema}); err != nil {
+				if err := c.WriteLiveReceipt(&receipt.Receipt{Schema: receipt.Schema}); err != nil {
 					t.Fatal(err)
 				}
 				if fi, _ := os.Lstat(filepath.Join(c.AbsPath(), name)); !fi.Mode().IsRegular() {
@@ -546,9 +547,9 @@ func TestPlantedNames(t *testing.T) {
 			}
 			plantAt(c.AbsPath(), name)
 			c.Stream(Stdout).Write([]byte("data\n"))
-			liveErr := c.WriteLiveReceipt(&Receipt{Schema: Schema})
+			liveErr := c.WriteLiveReceipt(&receipt.Receipt{Schema: receipt.Schema})
 			res, finErr := c.Finalize()
-			pubErr := c.Publish(&Receipt{Schema: Schema})
+			pubErr := c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 			switch name {
 			case "receipt.live.json.tmp":
 				if liveErr == nil {
@@ -592,7 +593,7 @@ func TestLookup(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Finalize()
-		c.Publish(&Receipt{Schema: Schema})
+		c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 		ids = append(ids, c.ID())
 	}
 	os.Mkdir(filepath.Join(d.Abs(), "20261130T030612Z-zzzzzzzzzz-not"), 0o700)
@@ -641,7 +642,7 @@ func BenchmarkStreamWrite(b *testing.B) {
 	}
 	res, _ := c.Finalize()
 	b.StopTimer()
-	if res.State != StateComplete {
+	if res.State != receipt.CaptureComplete {
 		b.Fatalf("%+v", res)
 	}
 	c.Discard()
@@ -666,7 +667,7 @@ func TestFinalizeDirectoryGone(t *testing.T) {
 	if err == nil {
 		t.Fatal("Finalize: no error, though the directory is gone")
 	}
-	if res.State != StatePartial || res.Reason == nil || *res.Reason != ReasonWriteError || res.Error == nil {
+	if res.State != receipt.CapturePartial || res.Reason == nil || *res.Reason != receipt.ReasonWriteError || res.Error == nil {
 		t.Errorf("result %+v", res)
 	}
 }

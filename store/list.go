@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/capwrap/capwrap/receipt"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -26,7 +27,7 @@ type Entry struct {
 	Final bool
 	// Receipt is receipt.json when Final, else receipt.live.json; nil when
 	// neither could be read (ReceiptErr says why).
-	Receipt    *Receipt
+	Receipt    *receipt.Receipt
 	ReceiptErr error
 	// Stdout and Stderr are the current stream files.
 	Stdout, Stderr FileEntry
@@ -45,42 +46,56 @@ type FileEntry struct {
 	Live bool
 }
 
-// Process and capture states of an Entry besides the receipt's (SPEC §8
-// `capwrap list`).
-const (
-	StateRunning = "running" // the capture's writer holds its lock
-	StateUnknown = "unknown" // no receipt says (abandoned, or unreadable)
-)
-
 // CaptureStatus is the capture state of e as `capwrap list` shows it:
-// StateRunning; StatePartial with reason ReasonAbandoned; the receipt's
-// capture state and reason (complete, or partial with the reason); or
-// StateUnknown when the receipt could not be read. reason is nil when
-// there is none.
-func (e Entry) CaptureStatus() (state string, reason *string) {
+// running; partial with reason abandoned; the receipt's capture state and
+// reason (complete, or partial with the reason); or unknown when the
+// receipt could not be read.
+func (e Entry) CaptureStatus() receipt.Capture {
 	switch {
 	case e.Running:
-		return StateRunning, nil
+		return receipt.Capture{State: receipt.CaptureRunning}
 	case e.Abandoned:
-		r := ReasonAbandoned
-		return StatePartial, &r
+		return receipt.Capture{State: receipt.CapturePartial, Reason: new(receipt.ReasonAbandoned)}
 	case e.Receipt == nil:
-		return StateUnknown, nil
+		return receipt.Capture{State: receipt.CaptureUnknown}
 	}
-	return e.Receipt.Capture.State, e.Receipt.Capture.Reason
+	return receipt.Capture{State: e.Receipt.Capture.State, Reason: e.Receipt.Capture.Reason}
+}
+
+// LiveReceipt is the receipt of a capture that has none final yet (a
+// running or abandoned one, SPEC §8 `capwrap show`): its live receipt, or
+// when there is none yet a running, pending one naming the capture (dir is
+// the capture's directory as given to the user), with each stream's bytes
+// committed so far and its file. The result is e's own receipt, changed.
+func (e Entry) LiveReceipt(dir string) *receipt.Receipt {
+	rc := e.Receipt
+	if rc == nil {
+		id := e.ID
+		rc = &receipt.Receipt{Schema: receipt.Schema, ID: &id, Dir: &dir,
+			Process: receipt.Process{State: receipt.ProcessRunning}, Capture: receipt.Capture{State: receipt.CapturePending}}
+	}
+	for _, s := range []struct {
+		f  FileEntry
+		st *receipt.Stream
+	}{{e.Stdout, &rc.Streams.Stdout}, {e.Stderr, &rc.Streams.Stderr}} {
+		if s.f.Name != "" {
+			s.st.CommittedBytes, s.st.File = new(s.f.Size), new(s.f.Path)
+		}
+	}
+	return rc
 }
 
 // ProcessStatus is the process state of e with its exit code or signal
-// name (nil when none): StateRunning; the receipt's ("exited" and 3,
-// "signaled" and "SIGKILL", "timeout" and "SIGTERM"...); or StateUnknown
-// for an abandoned capture, whose writer died before it learnt the
-// outcome, or an unreadable receipt.
-func (e Entry) ProcessStatus() (state string, code *int, signal *string) {
+// name (nil when none): running; the receipt's ("exited" and 3,
+// "signaled" and "SIGKILL", "timeout" and "SIGTERM"...); or unknown for an
+// abandoned capture, whose writer died before it learnt the outcome, or an
+// unreadable receipt.
+func (e Entry) ProcessStatus() (state receipt.ProcessState, code *int, signal *string) {
 	switch {
 	case e.Running:
-		return StateRunning, nil, nil
+		return receipt.ProcessRunning, nil, nil
 	case e.Abandoned || e.Receipt == nil:
-		return StateUnknown, nil, nil
+		return receipt.ProcessUnknown, nil, nil
 	}
 	p := e.Receipt.Process
 	return p.State, p.ExitCode, p.Signal
@@ -193,7 +208,7 @@ func (d *Dir) Entry(id string) (Entry, error) {
 		b, err = d.root.ReadFile(id + "/" + liveReceiptName)
 	}
 	if err == nil {
-		var r Receipt
+		var r receipt.Receipt
 		if err = json.Unmarshal(b, &r); err == nil {
 			e.Receipt = &r
 		}

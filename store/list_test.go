@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"github.com/capwrap/capwrap/receipt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +11,7 @@ import (
 )
 
 func TestEntryStatus(t *testing.T) {
-	code, sig, reason := 3, "SIGKILL", ReasonCaptureLimit
+	code, sig, reason := 3, "SIGKILL", receipt.ReasonCaptureLimit
 	tests := []struct {
 		e            Entry
 		capture      string
@@ -20,9 +21,9 @@ func TestEntryStatus(t *testing.T) {
 		{Entry{Running: true}, "running", "running", "<nil>", "<nil>"},
 		{Entry{Abandoned: true}, "partial (abandoned)", "unknown", "<nil>", "<nil>"},
 		{Entry{Final: true}, "unknown", "unknown", "<nil>", "<nil>"},
-		{Entry{Final: true, Receipt: &Receipt{Process: Process{State: "exited", ExitCode: &code}, Capture: CaptureState{State: StateComplete}}},
+		{Entry{Final: true, Receipt: &receipt.Receipt{Process: receipt.Process{State: "exited", ExitCode: &code}, Capture: receipt.Capture{State: receipt.CaptureComplete}}},
 			"complete", "exited", "3", "<nil>"},
-		{Entry{Final: true, Receipt: &Receipt{Process: Process{State: "signaled", Signal: &sig}, Capture: CaptureState{State: StatePartial, Reason: &reason}}},
+		{Entry{Final: true, Receipt: &receipt.Receipt{Process: receipt.Process{State: "signaled", Signal: &sig}, Capture: receipt.Capture{State: receipt.CapturePartial, Reason: &reason}}},
 			"partial (capture_limit)", "signaled", "<nil>", "SIGKILL"},
 	}
 	str := func(p any) string {
@@ -39,12 +40,9 @@ func TestEntryStatus(t *testing.T) {
 		return "<nil>"
 	}
 	for _, tt := range tests {
-		state, r := tt.e.CaptureStatus()
-		if r != nil {
-			state += " (" + *r + ")"
-		}
+		state := tt.e.CaptureStatus().String()
 		ps, c, s := tt.e.ProcessStatus()
-		if state != tt.capture || ps != tt.process || str(c) != tt.code || str(s) != tt.signal {
+		if state != tt.capture || string(ps) != tt.process || str(c) != tt.code || str(s) != tt.signal {
 			t.Errorf("%+v: capture %q, process %q %s %s; want %q, %q %s %s", tt.e, state, ps, str(c), str(s), tt.capture, tt.process, tt.code, tt.signal)
 		}
 	}
@@ -82,7 +80,7 @@ func TestEndedAt(t *testing.T) {
 		t.Errorf("abandoned: EndedAt = %v, want the stream's mtime %v", got, mtime)
 	}
 	ended := "2030-01-01T00:00:00.5Z"
-	e.Final, e.Abandoned, e.Receipt = true, false, &Receipt{EndedAt: &ended}
+	e.Final, e.Abandoned, e.Receipt = true, false, &receipt.Receipt{EndedAt: &ended}
 	if got := d.EndedAt(e, now); !got.Equal(time.Date(2030, 1, 1, 0, 0, 0, 5e8, time.UTC)) {
 		t.Errorf("final: EndedAt = %v, want the receipt's ended_at", got)
 	}
@@ -153,5 +151,33 @@ func TestListNewestFirstByStart(t *testing.T) {
 	e := entries[0]
 	if got, want := e.StartedAt(), time.Date(2026, 11, 30, 3, 6, 12, 9e8, time.UTC); !got.Equal(want) {
 		t.Errorf("StartedAt from the live receipt = %v, want %v", got, want)
+	}
+}
+
+// TestLiveReceipt: a running capture's receipt for show and a hand-back:
+// its live receipt, or a running, pending one naming it, with the bytes
+// committed so far and the file of each stream that has one.
+func TestLiveReceipt(t *testing.T) {
+	pid := 42
+	live := &receipt.Receipt{Schema: receipt.Schema, Process: receipt.Process{State: receipt.ProcessRunning, PID: &pid}}
+	out := FileEntry{Path: "tool-outputs/X/stdout.live", Name: "stdout.live", Size: 12, Live: true}
+	for _, tc := range []struct {
+		name string
+		e    Entry
+		pid  *int
+	}{
+		{"with its live receipt", Entry{ID: "X", Receipt: live, Stdout: out}, &pid},
+		{"none yet", Entry{ID: "X", Stdout: out}, nil},
+	} {
+		rc := tc.e.LiveReceipt("tool-outputs/X")
+		if rc.Process.State != receipt.ProcessRunning || rc.Process.PID != tc.pid || rc.ID == nil && tc.e.Receipt == nil {
+			t.Errorf("%s: process %+v, id %v", tc.name, rc.Process, rc.ID)
+		}
+		if s := rc.Streams.Stdout; s.CommittedBytes == nil || *s.CommittedBytes != 12 || s.File == nil || *s.File != out.Path {
+			t.Errorf("%s: stdout %+v", tc.name, s)
+		}
+		if s := rc.Streams.Stderr; s.CommittedBytes != nil || s.File != nil {
+			t.Errorf("%s: stderr, which has no file, %+v", tc.name, s)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/capwrap/capwrap/receipt"
 	"io"
 	"regexp"
 	"strings"
@@ -286,7 +287,7 @@ func publish(t *testing.T, c *Capture) {
 		t.Fatal(err)
 	}
 	id := c.ID()
-	if err := c.Publish(&Receipt{Schema: Schema, ID: &id}); err != nil {
+	if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema, ID: &id}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/capwrap/capwrap/receipt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,7 +45,7 @@ const maxTempRetries = 8
 //     nothing created.
 //
 // The error does not repeat path except where it names another one.
-func WriteReceiptFile(path string, r *Receipt) error {
+func WriteReceiptFile(path string, r *receipt.Receipt) error {
 	b, err := r.MarshalPretty()
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/capwrap/capwrap/receipt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -58,11 +59,11 @@ func runHelper(which string) int {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 		}
-		c.Publish(&Receipt{Schema: Schema})
+		c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 		json.NewEncoder(os.Stdout).Encode(res)
 		return 0
 	case "killme":
-		c.WriteLiveReceipt(&Receipt{Schema: Schema, Process: Process{State: "running"}})
+		c.WriteLiveReceipt(&receipt.Receipt{Schema: receipt.Schema, Process: receipt.Process{State: "running"}})
 		for w.Committed() < int64(n) {
 			time.Sleep(time.Millisecond)
 		}
@@ -292,7 +293,7 @@ func TestModesUnderUmask(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Stream(Stdout).Write([]byte("hello\n"))
-			if err := c.WriteLiveReceipt(&Receipt{Schema: Schema}); err != nil {
+			if err := c.WriteLiveReceipt(&receipt.Receipt{Schema: receipt.Schema}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := c.Finalize(); err != nil {
@@ -302,7 +303,7 @@ func TestModesUnderUmask(t *testing.T) {
 			if got := mode(t, live); got != 0o600 {
 				t.Errorf("%s: mode %v, want 0600", live, got)
 			}
-			if err := c.Publish(&Receipt{Schema: Schema}); err != nil {
+			if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Lstat(live); !errors.Is(err, fs.ErrNotExist) {
@@ -439,7 +440,7 @@ func TestFinalizeRenamesAndHashes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.State != StateComplete || res.Reason != nil || res.Error != nil {
+			if res.State != receipt.CaptureComplete || res.Reason != nil || res.Error != nil {
 				t.Errorf("state %s reason %v", res.State, res.Reason)
 			}
 			for _, s := range []struct {
@@ -469,7 +470,7 @@ func TestFinalizeRenamesAndHashes(t *testing.T) {
 				t.Errorf("before publish: %+v %v", e, err)
 			}
 			id := c.ID()
-			if err := c.Publish(&Receipt{Schema: Schema, ID: &id}); err != nil {
+			if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema, ID: &id}); err != nil {
 				t.Fatal(err)
 			}
 			e, err = d.Entry(c.ID())
@@ -545,10 +546,10 @@ func TestCaptureLimit(t *testing.T) {
 			}
 			total := res.Stdout.Committed + res.Stderr.Committed
 			if tc.wantPartial {
-				if res.State != StatePartial || *res.Reason != ReasonCaptureLimit || total != tc.limit {
+				if res.State != receipt.CapturePartial || *res.Reason != receipt.ReasonCaptureLimit || total != tc.limit {
 					t.Errorf("state %s reason %v committed %d, want partial capture_limit %d", res.State, res.Reason, total, tc.limit)
 				}
-			} else if res.State != StateComplete || total != int64(tc.out+tc.err) {
+			} else if res.State != receipt.CaptureComplete || total != int64(tc.out+tc.err) {
 				t.Errorf("state %s committed %d", res.State, total)
 			}
 			// What is kept is a prefix of each stream.
@@ -561,72 +562,7 @@ func TestCaptureLimit(t *testing.T) {
 					t.Errorf("%s: not a prefix, or %d != %d", s.r.File, len(got), s.r.Committed)
 				}
 			}
-			c.Publish(&Receipt{Schema: Schema})
-		})
-	}
-}
-
-func TestFooter(t *testing.T) {
-	zero := 0
-	r := &Receipt{Schema: Schema, ExitStatus: &zero, Process: Process{State: "exited", ExitCode: &zero}, Capture: CaptureState{State: StateComplete}}
-	got, err := r.Footer(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = `capwrap-receipt {"exit_status":0,"process":{"exit_code":0},"capture":{"state":"complete"}}` + "\n"
-	if string(got) != want || len(got) >= 100 {
-		t.Errorf("compact footer %q (%d bytes)", got, len(got))
-	}
-}
-
-// TestShortFooter: the short form of SPEC §7 keeps what a caller acts on
-// and leaves the rest to receipt.json; a failing run with both streams cut
-// stays under 400 bytes.
-func TestShortFooter(t *testing.T) {
-	i := func(n int) *int { return &n }
-	i64 := func(n int64) *int64 { return &n }
-	str := func(s string) *string { return &s }
-	id := "20261130T030612Z-k3j4h5g6x2"
-	dir := "tool-outputs/" + id
-	cut := func(committed, lines, omittedB, omittedL int64) Stream {
-		return Stream{ObservedBytes: i64(committed), CommittedBytes: i64(committed), Lines: i64(lines),
-			LastLinePartial: new(bool), File: str(dir + "/stdout.log"), SHA256: str(strings.Repeat("a", 64)),
-			Preview: &Preview{State: "truncated", ShownBytes: 6000, OmittedBytes: omittedB, OmittedLines: omittedL}}
-	}
-	failing := &Receipt{Schema: Schema, ID: &id, Dir: &dir, AbsDir: str("/home/u/work/" + dir),
-		Command: []string{"sh", "-c", strings.Repeat("x", 5000)}, StartedAt: str("2026-11-30T03:06:12Z"), EndedAt: str("2026-11-30T03:06:13Z"),
-		DurationMS: i64(1000), ExitStatus: i(4), Process: Process{State: "exited", PID: i(123), ExitCode: i(4)},
-		Capture:   CaptureState{State: StateComplete},
-		Redaction: Redaction{Enabled: true, PerStream: map[string]int64{"stdout": 0, "stderr": 0}},
-		Streams:   Streams{Stdout: cut(400000, 100000, 394000, 98500), Stderr: cut(400000, 100000, 398500, 99600)}}
-	running := &Receipt{Schema: Schema, ID: &id, Dir: &dir, Process: Process{State: ProcessRunning, PID: i(77)},
-		Capture: CaptureState{State: StatePending}, Redaction: Redaction{Enabled: true}}
-	partial := &Receipt{Schema: Schema, ID: &id, Dir: &dir, ExitStatus: i(137), Process: Process{State: "cancelled", Signal: str("SIGKILL"),
-		Reason: str("SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after 5s")},
-		Capture:   CaptureState{State: StatePartial, Reason: str(ReasonWriteError), Error: str("no space left on device")},
-		Redaction: Redaction{Enabled: false, Replaced: 0},
-		Streams:   Streams{Stdout: Stream{ObservedBytes: i64(5000), CommittedBytes: i64(4096), Lines: i64(3), Preview: &Preview{State: "truncated", OmittedBytes: 3000}}}}
-	for _, tc := range []struct {
-		name string
-		r    *Receipt
-		want string
-		max  int
-	}{
-		{"failing, both streams cut", failing, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"complete"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}}}}`, 400},
-		{"running (launch, hand-back)", running, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":null,"process":{"state":"running","pid":77},"capture":{"state":"pending"}}`, 400},
-		{"cancelled, partial, redaction off, cut in a line", partial, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":137,"process":{"state":"cancelled","signal":"SIGKILL","reason":"SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after 5s"},"capture":{"state":"partial","reason":"write_error","error":"no space left on device"},"redaction":{"enabled":false},"streams":{"stdout":{"observed_bytes":5000,"committed_bytes":4096,"lines":3,"preview":{"state":"truncated"}}}}`, 600},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.r.Footer(false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := FooterPrefix + tc.want + "\n"; string(got) != want {
-				t.Errorf("footer\n%s\nwant\n%s", got, want)
-			}
-			if len(got) >= tc.max {
-				t.Errorf("footer is %d bytes, want under %d", len(got), tc.max)
-			}
+			c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 		})
 	}
 }
@@ -642,11 +578,11 @@ func BenchmarkSmallCapture(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				c.WriteLiveReceipt(&Receipt{Schema: Schema})
+				c.WriteLiveReceipt(&receipt.Receipt{Schema: receipt.Schema})
 				c.Stream(Stdout).Write([]byte("ok\n"))
 				c.Finalize()
 				if keep {
-					c.Publish(&Receipt{Schema: Schema})
+					c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 				} else {
 					c.Discard()
 				}
@@ -665,11 +601,11 @@ func TestDrainThenDecide(t *testing.T) {
 		}
 		writeAll(c.Stream(Stdout), data, 4096)
 		res := c.Drain()
-		if res.State != StateComplete || res.Stdout.Committed != int64(len(data)) || res.Stdout.SHA256 != hexSum(data) ||
+		if res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) || res.Stdout.SHA256 != hexSum(data) ||
 			res.Stdout.File != filepath.Join(c.Path(), "stdout.live") {
 			t.Errorf("Drain = %+v", res)
 		}
-		if err := c.Publish(&Receipt{Schema: Schema}); err == nil {
+		if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema}); err == nil {
 			t.Error("Publish before Finalize accepted")
 		}
 		if !keep {
@@ -682,7 +618,7 @@ func TestDrainThenDecide(t *testing.T) {
 		if err != nil || fin.Stdout.SHA256 != res.Stdout.SHA256 || fin.Stdout.File != c.FilePath(Stdout) {
 			t.Errorf("Finalize after Drain = %+v, %v", fin, err)
 		}
-		if err := c.Publish(&Receipt{Schema: Schema}); err != nil {
+		if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -699,7 +635,7 @@ func TestLedgerCache(t *testing.T) {
 		c, _ := d.Create(time.Now(), lim)
 		c.Stream(Stdout).Write(pattern(1000 * (i + 1)))
 		c.Finalize()
-		c.Publish(&Receipt{Schema: Schema})
+		c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 		ids = append(ids, c.ID())
 	}
 	if u, err := d.usage(""); u != 6000 || err != nil {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"fmt"
+	"github.com/capwrap/capwrap/receipt"
 	"hash"
 	"os"
 	"path/filepath"
@@ -80,7 +81,7 @@ func (s *StreamWriter) Write(p []byte) (int, error) {
 		}
 		if space <= 0 {
 			if !c.waitProgress(s.timer, c.lim.StallTimeout) && !c.stopped && c.queued >= c.lim.QueueBytes {
-				c.stop(ReasonWriterStalled, nil)
+				c.stop(receipt.ReasonWriterStalled, nil)
 			}
 			continue
 		}
@@ -94,7 +95,7 @@ func (s *StreamWriter) Write(p []byte) (int, error) {
 		// Everything up to the limit is queued; the rest is dropped, and
 		// the writers go on writing what is queued.
 		c.accepting = false
-		c.setReason(ReasonCaptureLimit, nil)
+		c.setReason(receipt.ReasonCaptureLimit, nil)
 	}
 	return len(p), nil
 }
@@ -165,11 +166,11 @@ func (s *StreamWriter) run() {
 		c.queued -= int64(len(buf))
 		switch {
 		case qerr != nil:
-			c.stop(ReasonWriteError, qerr)
+			c.stop(receipt.ReasonWriteError, qerr)
 		case err != nil:
-			c.stop(ReasonWriteError, s.writeError(err))
+			c.stop(receipt.ReasonWriteError, s.writeError(err))
 		case allowed < len(buf):
-			c.stop(ReasonDirectoryQuota, nil)
+			c.stop(receipt.ReasonDirectoryQuota, nil)
 		}
 		if len(s.free) < 2 && cap(buf) == c.chunkBytes {
 			s.free = append(s.free, buf[:0])

@@ -149,18 +149,22 @@ const (
 // has reports whether stream i (0 stdout, 1 stderr) is a pty.
 func (m PTYMode) has(i int) bool { return m&(1<<i) != 0 }
 
-// State values of Result.State (the receipt's process.state, SPEC §7).
+// State is how the direct child ended (Result.State). A --timeout does
+// not change it: Result.TimedOut says the timeout ended the child, which
+// then exited or was signaled all the same.
+type State string
+
+// The states of Result.State.
 const (
-	StateExited     = "exited"
-	StateSignaled   = "signaled"
-	StateTimeout    = "timeout"
-	StateNotStarted = "not_started"
+	StateExited     State = "exited"
+	StateSignaled   State = "signaled"
+	StateNotStarted State = "not_started"
 )
 
 // Result is what became of the child.
 type Result struct {
-	// State is exited, signaled, timeout or not_started.
-	State string
+	// State is exited, signaled or not_started.
+	State State
 	// ExitCode is the child's exit code, or -1 when it did not exit
 	// normally (signaled, not started).
 	ExitCode int
@@ -596,17 +600,13 @@ func (c *child) reapGroup() {
 }
 
 // setState sets State, and ExitCode or Signal, from the direct child's end:
-// signaled or exited, or timeout when TimedOut is already set (ExitCode or
-// Signal still say how the child ended).
+// signaled or exited (TimedOut, when set, says the timeout caused it).
 func (r *Result) setState(ws syscall.WaitStatus) {
 	switch {
 	case ws.Signaled():
 		r.State, r.Signal = StateSignaled, ws.Signal()
 	default:
 		r.State, r.ExitCode = StateExited, ws.ExitStatus()
-	}
-	if r.TimedOut {
-		r.State = StateTimeout
 	}
 }
 

@@ -71,7 +71,7 @@ func TestExitStatus(t *testing.T) {
 	tests := []struct {
 		name     string
 		args     []string
-		state    string
+		state    State
 		code     int
 		signal   syscall.Signal
 		notFound bool
@@ -135,7 +135,7 @@ func TestTimeoutLeavesNoSurvivor(t *testing.T) {
 	res, _, _ := run(t, Config{Timeout: 200 * time.Millisecond, KillAfter: 500 * time.Millisecond,
 		OnStart: func(p int) { pid = p }},
 		"sh", "-c", "trap '' TERM; sleep 30 & sleep 30 & wait")
-	if res.State != StateTimeout || !res.TimedOut {
+	if res.State != StateSignaled || !res.TimedOut {
 		t.Fatalf("state %s", res.State)
 	}
 	if GroupAlive(pid) {
@@ -280,7 +280,7 @@ func TestSetState(t *testing.T) {
 		name     string
 		ws       syscall.WaitStatus
 		timedOut bool
-		state    string
+		state    State
 		code     int
 		signal   syscall.Signal
 	}{
@@ -289,9 +289,9 @@ func TestSetState(t *testing.T) {
 		{"exit 255", exitedWith(255), false, StateExited, 255, 0},
 		{"sigterm", killedBy(syscall.SIGTERM), false, StateSignaled, -1, syscall.SIGTERM},
 		{"sigsegv with core", killedBy(syscall.SIGSEGV) | 0x80, false, StateSignaled, -1, syscall.SIGSEGV},
-		{"timeout, exited", exitedWith(143), true, StateTimeout, 143, 0},
-		{"timeout, sigterm", killedBy(syscall.SIGTERM), true, StateTimeout, -1, syscall.SIGTERM},
-		{"timeout, sigkill", killedBy(syscall.SIGKILL), true, StateTimeout, -1, syscall.SIGKILL},
+		{"timeout, exited", exitedWith(143), true, StateExited, 143, 0},
+		{"timeout, sigterm", killedBy(syscall.SIGTERM), true, StateSignaled, -1, syscall.SIGTERM},
+		{"timeout, sigkill", killedBy(syscall.SIGKILL), true, StateSignaled, -1, syscall.SIGKILL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -83,7 +84,7 @@ func (j *Job) start() <-chan os.Signal {
 
 // started tells the launcher the child runs, with its live receipt, and
 // lets go of it at once with Detach.
-func (j *Job) started(rc *store.Receipt) {
+func (j *Job) started(rc *receipt.Receipt) {
 	b, _ := json.Marshal(rc)
 	if j.Detach {
 		j.release()

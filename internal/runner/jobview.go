@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -67,7 +68,7 @@ func (v View) final(e store.Entry) (int, syscall.Signal) {
 		status = *rc.ExitStatus
 	}
 	var sig syscall.Signal
-	if p := rc.Process; p.Signal != nil && (p.State == store.ProcessSignaled || p.State == store.ProcessCancelled) {
+	if p := rc.Process; p.Signal != nil && (p.State == receipt.ProcessSignaled || p.State == receipt.ProcessCancelled) {
 		if s := signalNamed(*p.Signal); s != 0 && status == exitSignalBase+int(s) {
 			sig = s
 		}
@@ -96,7 +97,7 @@ func (v View) handBack(e store.Entry, text []byte, after time.Duration) error {
 	if line != "" {
 		out.WriteString(line + "\n")
 	}
-	out.Write(runningFooter(e))
+	out.Write(runningFooter(e, v.Dir.Path()))
 	return out.Flush()
 }
 
@@ -114,23 +115,12 @@ func handBackLine(id, dirArg string, after time.Duration) string {
 		id, after, cmd, id, cmd, id, cmd, id)
 }
 
-// runningFooter is the footer of running job e: its live receipt with the
-// sizes committed so far, exit_status null. No file: the .live names it
-// has now are renamed to .log when the job ends (dir names where they are).
-func runningFooter(e store.Entry) []byte {
-	rc := e.Receipt
-	if rc == nil {
-		rc = &store.Receipt{Schema: store.Schema, ID: &e.ID, Process: store.Process{State: store.ProcessRunning},
-			Capture: store.CaptureState{State: store.StatePending}}
-	}
-	for _, s := range []struct {
-		f  store.FileEntry
-		st *store.Stream
-	}{{e.Stdout, &rc.Streams.Stdout}, {e.Stderr, &rc.Streams.Stderr}} {
-		if s.f.Name != "" {
-			s.st.CommittedBytes = ptr(s.f.Size)
-		}
-	}
+// runningFooter is the footer of running job e in the tool-outputs
+// directory dir: its live receipt with the sizes committed so far,
+// exit_status null (the short footer names no file: the .live names it has
+// now are renamed to .log when the job ends).
+func runningFooter(e store.Entry, dir string) []byte {
+	rc := e.LiveReceipt(dir + "/" + e.ID)
 	rc.ExitStatus = nil
 	footer, _ := rc.Footer(false)
 	return footer
@@ -291,8 +281,8 @@ func signalNamed(name string) syscall.Signal {
 }
 
 // readReceiptLine decodes the JSON of a launcher's "started" line.
-func readReceiptLine(s string) (*store.Receipt, error) {
-	var rc store.Receipt
+func readReceiptLine(s string) (*receipt.Receipt, error) {
+	var rc receipt.Receipt
 	if err := json.Unmarshal([]byte(strings.TrimSpace(s)), &rc); err != nil {
 		return nil, err
 	}

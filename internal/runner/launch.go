@@ -13,6 +13,7 @@ import (
 
 	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -53,7 +54,7 @@ func Launch(cfg Config, args []string, detach bool, after time.Duration) (int, s
 	startTimer := time.NewTimer(startedWithin)
 	defer startTimer.Stop()
 	var handBack <-chan time.Time
-	var started *store.Receipt
+	var started *receipt.Receipt
 	for {
 		select {
 		case s := <-sigs:
@@ -152,7 +153,7 @@ func startSupervisor(cfg Config, args []string, detach bool) (*os.File, *os.Proc
 
 // launched prints a --background launch: one human line on stderr and the
 // live receipt as footer (process.state running, its pid).
-func launched(cfg Config, rc *store.Receipt) (int, syscall.Signal) {
+func launched(cfg Config, rc *receipt.Receipt) (int, syscall.Signal) {
 	id := "?"
 	if rc.ID != nil {
 		id = *rc.ID
@@ -180,7 +181,7 @@ func launched(cfg Config, rc *store.Receipt) (int, syscall.Signal) {
 // is shown as wait would, with its own status. --receipt-file gets the
 // running receipt now: the job, released, leaves that file to the
 // caller's later commands.
-func handedBack(cfg Config, mode Mode, rc *store.Receipt, after time.Duration) (int, syscall.Signal) {
+func handedBack(cfg Config, mode Mode, rc *receipt.Receipt, after time.Duration) (int, syscall.Signal) {
 	if rc.ID == nil || rc.Dir == nil {
 		cfg.Diag.Errorf("the job has no capture to hand back")
 		return ExitUsage, 0

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -37,17 +38,17 @@ func notes(o *Outcome, cfg Config, dirArg string) []string {
 		return n
 	}
 	switch *cs.Reason {
-	case store.ReasonCaptureLimit:
+	case receipt.ReasonCaptureLimit:
 		n = append(n, fmt.Sprintf("capwrap: the capture stopped at --max-capture-bytes %s: what came after is not in its files", preview.HumanBytes(cfg.Limits.MaxCaptureBytes)))
-	case store.ReasonDirectoryQuota:
+	case receipt.ReasonDirectoryQuota:
 		n = append(n, fmt.Sprintf("capwrap: the tool-outputs directory is full (--dir-quota %s): what came after is not kept; `%s --older-than 7d` frees space", preview.HumanBytes(cfg.Limits.DirQuota), verbCommand(dirArg, "prune")))
-	case store.ReasonWriteError:
+	case receipt.ReasonWriteError:
 		why := "an error"
 		if cs.Error != nil {
 			why = *cs.Error
 		}
 		n = append(n, "capwrap: writing the capture failed ("+why+"): what came after is not kept")
-	case store.ReasonWriterStalled:
+	case receipt.ReasonWriterStalled:
 		stall := cfg.Limits.StallTimeout
 		if stall == 0 {
 			stall = store.DefaultStallTimeout

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -89,20 +90,20 @@ type StreamFacts struct {
 // signal, timeout, or it did not start): a failed run's stderr gets the
 // budget stdout leaves unused.
 func (o *Outcome) Failed() bool {
-	return o.Process.State != wrap.StateExited || o.Process.ExitCode != 0
+	return o.Process.TimedOut || o.Process.State != wrap.StateExited || o.Process.ExitCode != 0
 }
 
 // CaptureState is the receipt's capture object: the store's result, made
 // partial (drain_timeout) when a descendant held a pipe past the drain
 // timeout of a capture that was otherwise complete (SPEC §3); pending while
 // the child runs.
-func (o *Outcome) CaptureState() store.CaptureState {
+func (o *Outcome) CaptureState() receipt.Capture {
 	if o.Running {
-		return store.CaptureState{State: store.StatePending}
+		return receipt.Capture{State: receipt.CapturePending}
 	}
-	cs := store.CaptureState{State: o.Store.State, Reason: o.Store.Reason, Error: o.Store.Error}
-	if o.Process.DrainTimedOut && cs.State == store.StateComplete {
-		cs.State, cs.Reason = store.StatePartial, ptr(store.ReasonDrainTimeout)
+	cs := receipt.Capture{State: o.Store.State, Reason: o.Store.Reason, Error: o.Store.Error}
+	if o.Process.DrainTimedOut && cs.State == receipt.CaptureComplete {
+		cs.State, cs.Reason = receipt.CapturePartial, ptr(receipt.ReasonDrainTimeout)
 	}
 	return cs
 }
@@ -112,8 +113,8 @@ func (o *Outcome) CaptureState() store.CaptureState {
 // stalled writer (SPEC §3: never changes the status, but --strict).
 func (o *Outcome) captureFailed() bool {
 	cs := o.CaptureState()
-	return cs.State == store.StateFailed || (cs.Reason != nil &&
-		(*cs.Reason == store.ReasonWriteError || *cs.Reason == store.ReasonWriterStalled))
+	return cs.State == receipt.CaptureFailed || (cs.Reason != nil &&
+		(*cs.Reason == receipt.ReasonWriteError || *cs.Reason == receipt.ReasonWriterStalled))
 }
 
 // OwnFailure reports any failure of capwrap's own after the child started.
@@ -196,7 +197,7 @@ func (o *Outcome) Replaced() int64 {
 // the capture is complete and the preview showed every byte as it is, so
 // the files would add nothing. Only a rendered preview shows every byte.
 func (o *Outcome) CompactSuccess() bool {
-	if o.Failed() || o.CaptureState().State != store.StateComplete {
+	if o.Failed() || o.CaptureState().State != receipt.CaptureComplete {
 		return false
 	}
 	for _, p := range o.Previews {
@@ -233,16 +234,16 @@ func (o *Outcome) WantKeep(keep When) bool {
 // the full footer.
 func (o *Outcome) CompactFooter() bool {
 	return !o.Kept && o.ExitStatus() == 0 && o.Redacting && o.Replaced() == 0 &&
-		o.CaptureState().State == store.StateComplete && o.processReceipt().Reason == nil
+		o.CaptureState().State == receipt.CaptureComplete && o.processReceipt().Reason == nil
 }
 
 // Receipt is the receipt of SPEC §7 for this outcome: the live receipt
 // while Running, else the final one. Unknown values are null.
-func (o *Outcome) Receipt() *store.Receipt {
-	rc := &store.Receipt{
-		Schema:    store.Schema,
+func (o *Outcome) Receipt() *receipt.Receipt {
+	rc := &receipt.Receipt{
+		Schema:    receipt.Schema,
 		Command:   o.Label,
-		Redaction: store.Redaction{Enabled: o.Redacting},
+		Redaction: receipt.Redaction{Enabled: o.Redacting},
 		PTY:       o.PTY,
 		Capture:   o.CaptureState(),
 	}
@@ -251,7 +252,7 @@ func (o *Outcome) Receipt() *store.Receipt {
 	}
 	if o.Running {
 		rc.StartedAt = ptr(o.Launched.UTC().Format(time.RFC3339Nano))
-		rc.Process = store.Process{State: store.ProcessRunning}
+		rc.Process = receipt.Process{State: receipt.ProcessRunning}
 		if o.Process.PID > 0 {
 			rc.Process.PID = ptr(o.Process.PID)
 		}
@@ -268,31 +269,46 @@ func (o *Outcome) Receipt() *store.Receipt {
 	}
 	observed := [2]int64{p.ObservedStdout, p.ObservedStderr}
 	results := [2]store.StreamResult{o.Store.Stdout, o.Store.Stderr}
-	for i, s := range []*store.Stream{&rc.Streams.Stdout, &rc.Streams.Stderr} {
+	for i, s := range []*receipt.Stream{&rc.Streams.Stdout, &rc.Streams.Stderr} {
 		f, r := o.Streams[i], results[i]
 		s.ObservedBytes, s.CommittedBytes = ptr(observed[i]), ptr(r.Committed)
 		s.Lines, s.LastLinePartial = ptr(f.Lines), ptr(f.LastLinePartial)
 		if o.Kept && r.File != "" {
 			s.File = ptr(r.File)
 		}
-		if o.Kept && rc.Capture.State == store.StateComplete && r.SHA256 != "" {
+		if o.Kept && rc.Capture.State == receipt.CaptureComplete && r.SHA256 != "" {
 			s.SHA256 = ptr(r.SHA256)
 		}
 		if pi := o.Previews[i]; pi != nil {
-			s.Preview = &store.Preview{State: pi.State, ShownBytes: pi.ShownBytes, OmittedBytes: pi.OmittedBytes, OmittedLines: pi.OmittedLines}
+			s.Preview = &receipt.Preview{State: pi.State, ShownBytes: pi.ShownBytes, OmittedBytes: pi.OmittedBytes, OmittedLines: pi.OmittedLines}
 		}
 	}
 	rc.ExitStatus = ptr(o.ExitStatus())
 	return rc
 }
 
-// processReceipt is the receipt's process object of an ended run.
-func (o *Outcome) processReceipt() store.Process {
-	res := o.Process
-	p := store.Process{State: res.State}
-	if o.Cancelled() {
-		p.State = store.ProcessCancelled
+// processState is the one mapping from wrap's facts to the receipt's
+// process.state (SPEC §7): cancelled when the signal capwrap received and
+// forwarded (or its --kill-after SIGKILL) ended the child, or arrived
+// before it started; timeout when --timeout did; else how it ended.
+func (o *Outcome) processState() receipt.ProcessState {
+	switch res := o.Process; {
+	case o.Cancelled():
+		return receipt.ProcessCancelled
+	case res.TimedOut:
+		return receipt.ProcessTimeout
+	case res.State == wrap.StateSignaled:
+		return receipt.ProcessSignaled
+	case res.State == wrap.StateExited:
+		return receipt.ProcessExited
 	}
+	return receipt.ProcessNotStarted
+}
+
+// processReceipt is the receipt's process object of an ended run.
+func (o *Outcome) processReceipt() receipt.Process {
+	res := o.Process
+	p := receipt.Process{State: o.processState()}
 	if res.PID > 0 {
 		p.PID = ptr(res.PID)
 	}
@@ -339,11 +355,11 @@ func (o *Outcome) forwardedText() string {
 // failed, reason write_error (SPEC §7), or writer_stalled when the file
 // system hung, with the cause.
 func notMade(err error) store.Result {
-	reason := store.ReasonWriteError
+	reason := receipt.ReasonWriteError
 	if errors.As(err, new(errHung)) {
-		reason = store.ReasonWriterStalled
+		reason = receipt.ReasonWriterStalled
 	}
-	return store.Result{State: store.StateFailed, Reason: ptr(reason),
+	return store.Result{State: receipt.CaptureFailed, Reason: ptr(reason),
 		Error: ptr("cannot create the capture: " + store.UnwrapPath(err).Error())}
 }
 
@@ -351,9 +367,9 @@ func notMade(err error) store.Result {
 // "partial (write_error: no space left on device)".
 func (o *Outcome) ownFailureText() string {
 	cs := o.CaptureState()
-	msg := cs.State
+	msg := string(cs.State)
 	if cs.Reason != nil {
-		msg = *cs.Reason
+		msg = string(*cs.Reason)
 	}
 	if cs.Error != nil {
 		msg += ": " + *cs.Error

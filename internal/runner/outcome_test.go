@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -25,7 +26,7 @@ func settled() Outcome {
 		Redacting: true,
 		Process: wrap.Result{State: wrap.StateExited, ExitCode: 0, PID: 4242,
 			Started: t0, Ended: t0.Add(1500 * time.Millisecond), ObservedStdout: 6},
-		Store:    store.Result{State: store.StateComplete, Stdout: store.StreamResult{Committed: 6}},
+		Store:    store.Result{State: receipt.CaptureComplete, Stdout: store.StreamResult{Committed: 6}},
 		Streams:  [2]StreamFacts{{Lines: 1}},
 		Previews: [2]*preview.Info{&complete, {State: preview.StateComplete}},
 	}
@@ -43,7 +44,7 @@ func kept(o Outcome) Outcome {
 
 // receiptJSON flattens a receipt to "path=value" facts, as the testscripts'
 // rcpt command prints them.
-func receiptJSON(t *testing.T, rc *store.Receipt) map[string]any {
+func receiptJSON(t *testing.T, rc *receipt.Receipt) map[string]any {
 	t.Helper()
 	b, err := json.Marshal(rc)
 	if err != nil {
@@ -150,7 +151,7 @@ func TestOutcomeReceipt(t *testing.T) {
 		}, 137, syscall.SIGKILL, false, true, map[string]any{"process.state": "signaled", "process.signal": "SIGKILL", "process.reason": nil}},
 		{"timeout", func() Outcome {
 			o := settled()
-			o.Process.State, o.Process.ExitCode, o.Process.Signal, o.Process.TimedOut = wrap.StateTimeout, -1, syscall.SIGTERM, true
+			o.Process.State, o.Process.ExitCode, o.Process.Signal, o.Process.TimedOut = wrap.StateSignaled, -1, syscall.SIGTERM, true
 			return o
 		}, 124, 0, false, true, map[string]any{"process.state": "timeout", "process.signal": "SIGTERM", "process.reason": "timeout", "exit_status": 124.0}},
 		{"drain timeout", func() Outcome {
@@ -172,7 +173,7 @@ func TestOutcomeReceipt(t *testing.T) {
 		{"write error, --strict, child killed: no re-raise", func() Outcome {
 			o := kept(settled())
 			o.Strict = true
-			o.Store.State, o.Store.Reason, o.Store.Error = store.StatePartial, ptr(store.ReasonWriteError), ptr(diskFull.Error())
+			o.Store.State, o.Store.Reason, o.Store.Error = receipt.CapturePartial, ptr(receipt.ReasonWriteError), ptr(diskFull.Error())
 			o.Process.State, o.Process.ExitCode, o.Process.Signal = wrap.StateSignaled, -1, syscall.SIGSEGV
 			return o
 		}, 125, 0, false, true, map[string]any{"capture.reason": "write_error", "process.signal": "SIGSEGV",
@@ -190,7 +191,7 @@ func TestOutcomeReceipt(t *testing.T) {
 		{"capture limit is not capwrap's failure", func() Outcome {
 			o := kept(settled())
 			o.Strict = true
-			o.Store.State, o.Store.Reason = store.StatePartial, ptr(store.ReasonCaptureLimit)
+			o.Store.State, o.Store.Reason = receipt.CapturePartial, ptr(receipt.ReasonCaptureLimit)
 			return o
 		}, 0, 0, false, true, map[string]any{"capture.reason": "capture_limit", "exit_status": 0.0}},
 		{"cancelled before the start", func() Outcome {
@@ -244,7 +245,7 @@ func TestOutcomeReceipt(t *testing.T) {
 				t.Errorf("--keep always/never not obeyed")
 			}
 			m := receiptJSON(t, o.Receipt())
-			if m["schema"] != store.Schema {
+			if m["schema"] != receipt.Schema {
 				t.Errorf("schema %v", m["schema"])
 			}
 			for path, want := range tc.want {
@@ -263,7 +264,7 @@ func TestOutcomeReceipt(t *testing.T) {
 func TestLiveReceipt(t *testing.T) {
 	o := Outcome{Running: true, Launched: time.Date(2026, 11, 30, 3, 6, 12, 0, time.UTC), Redacting: true,
 		Label: []string{"make"}, Process: wrap.Result{PID: 77}, Place: &Place{ID: "X", Dir: "tool-outputs/X", AbsDir: "/t/X"},
-		Store: store.Result{State: store.StatePartial, Reason: ptr(store.ReasonWriteError)}}
+		Store: store.Result{State: receipt.CapturePartial, Reason: ptr(receipt.ReasonWriteError)}}
 	m := receiptJSON(t, o.Receipt())
 	for path, want := range map[string]any{
 		"process.state": "running", "process.pid": 77.0, "process.exit_code": nil, "capture.state": "pending",
@@ -290,7 +291,7 @@ func TestFooterForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(short) >= 100 || !strings.HasPrefix(string(short), store.FooterPrefix) || strings.Count(string(short), "\n") != 1 {
+	if len(short) >= 100 || !strings.HasPrefix(string(short), receipt.FooterPrefix) || strings.Count(string(short), "\n") != 1 {
 		t.Errorf("compact footer %q", short)
 	}
 	f := kept(settled())

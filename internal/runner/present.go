@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -207,7 +208,7 @@ func colorEnabled(flag When, getenv func(string) string, stderrTerminal bool) bo
 
 // printSummary is tee mode's one line after the child's output (SPEC §2):
 // status, duration, sizes, capture state and where the files are.
-func printSummary(w io.Writer, rc *store.Receipt, res wrap.Result, kept bool) {
+func printSummary(w io.Writer, rc *receipt.Receipt, res wrap.Result, kept bool) {
 	fmt.Fprintln(w, summaryLine(rc, res, kept))
 }
 
@@ -215,7 +216,7 @@ func printSummary(w io.Writer, rc *store.Receipt, res wrap.Result, kept bool) {
 // colour reset comes before it). Green for success, red for failure,
 // yellow for a success whose capture is not complete; no colour unless
 // setupColor allowed it.
-func summaryLine(rc *store.Receipt, res wrap.Result, kept bool) string {
+func summaryLine(rc *receipt.Receipt, res wrap.Result, kept bool) string {
 	var status string
 	paint := color.New(color.FgGreen)
 	switch {
@@ -235,12 +236,9 @@ func summaryLine(rc *store.Receipt, res wrap.Result, kept bool) string {
 	default:
 		status = "exit 0"
 	}
-	capState := rc.Capture.State
-	if rc.Capture.Reason != nil {
-		capState += " (" + *rc.Capture.Reason + ")"
-		if status == "exit 0" {
-			paint = color.New(color.FgYellow)
-		}
+	capState := rc.Capture.String()
+	if rc.Capture.Reason != nil && status == "exit 0" {
+		paint = color.New(color.FgYellow)
 	}
 	where := "not kept"
 	if kept && rc.Dir != nil {

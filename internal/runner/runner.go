@@ -13,6 +13,7 @@ import (
 
 	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/redact"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
@@ -359,7 +360,7 @@ func (r *run) startJob(pid int) {
 // creating the capture if no byte has done so yet, and returns both (nil
 // when the capture could not be made). It runs while the child does, from
 // a value of its own.
-func (r *run) writeLiveReceipt(pid int) (*store.Receipt, *store.Capture) {
+func (r *run) writeLiveReceipt(pid int) (*receipt.Receipt, *store.Capture) {
 	policy, err := r.policy()
 	if err != nil {
 		return nil, nil // reported when the command has ended
@@ -416,7 +417,7 @@ func (r *run) settle() error {
 		o.Streams[i] = StreamFacts{Lines: r.keepers[i].Lines(), LastLinePartial: r.keepers[i].LastLinePartial(), Replaced: r.sinks[i].replaced()}
 	}
 	// A capture not made yet saw no byte: it is complete and empty.
-	o.Store = store.Result{State: store.StateComplete}
+	o.Store = store.Result{State: receipt.CaptureComplete}
 	c, cerr := r.lazy.made()
 	switch {
 	case c != nil:
@@ -591,7 +592,7 @@ func startErrorText(name string, res wrap.Result) string {
 // on a file system that hangs too (a harness's conversation folder), and
 // the receipt on stdout must still come. Its own guard, since a hang there
 // says nothing of the tool-outputs directory.
-func writeReceiptFile(path string, rc *store.Receipt, stall time.Duration) error {
+func writeReceiptFile(path string, rc *receipt.Receipt, stall time.Duration) error {
 	var err error
 	if herr := newGuard(stall).do("writing --receipt-file", func() { err = store.WriteReceiptFile(path, rc) }, nil); herr != nil {
 		return herr

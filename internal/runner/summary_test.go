@@ -10,7 +10,7 @@ import (
 
 	"github.com/fatih/color"
 
-	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/wrap"
 )
 
@@ -68,8 +68,8 @@ func TestPrintSummary(t *testing.T) {
 	t.Cleanup(func() { color.NoColor = saved })
 	i64 := func(n int64) *int64 { return &n }
 	dir := "tool-outputs/20261130T030612Z-k3j4h5g6x2"
-	rcpt := func(capState string, reason *string) *store.Receipt {
-		rc := &store.Receipt{Dir: &dir, DurationMS: i64(1500)}
+	rcpt := func(capState receipt.CaptureState, reason *receipt.Reason) *receipt.Receipt {
+		rc := &receipt.Receipt{Dir: &dir, DurationMS: i64(1500)}
 		rc.Capture.State, rc.Capture.Reason = capState, reason
 		rc.Streams.Stdout.CommittedBytes = i64(2048)
 		rc.Streams.Stderr.CommittedBytes = i64(12)
@@ -80,7 +80,7 @@ func TestPrintSummary(t *testing.T) {
 	timedOut.Process.Signal = &sigterm
 	for _, tc := range []struct {
 		name  string
-		rc    *store.Receipt
+		rc    *receipt.Receipt
 		res   wrap.Result
 		kept  bool
 		want  string
@@ -94,7 +94,7 @@ func TestPrintSummary(t *testing.T) {
 			"capwrap: killed by SIGINT · ", "\x1b[31m"},
 		{"timeout", timedOut, wrap.Result{State: wrap.StateSignaled, TimedOut: true, Signal: syscall.SIGTERM}, true,
 			"capwrap: timed out (SIGTERM) · ", "\x1b[31m"},
-		{"partial success", rcpt("partial", ptr("capture_limit")), wrap.Result{State: wrap.StateExited}, true,
+		{"partial success", rcpt("partial", new(receipt.ReasonCaptureLimit)), wrap.Result{State: wrap.StateExited}, true,
 			"· partial (capture_limit) · ", "\x1b[33m"},
 		{"not kept", rcpt("complete", nil), wrap.Result{State: wrap.StateExited}, false,
 			"· complete · not kept", "\x1b[32m"},

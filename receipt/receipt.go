@@ -1,4 +1,9 @@
-package store
+// Package receipt is the receipt of SPEC §7 as types: schema
+// capwrap.receipt/v1, its typed process and capture states and reasons, the
+// pretty form of receipt.json and the one-line footer. It knows nothing of
+// processes, files or previews: the run that ended fills a Receipt in, the
+// store writes it, the verbs read it back.
+package receipt
 
 import (
 	"bytes"
@@ -14,51 +19,50 @@ const Schema = "capwrap.receipt/v1"
 // Pointer fields are null when unknown: the spec forbids writing 0 for a value
 // that is not known.
 type Receipt struct {
-	Schema     string       `json:"schema"`
-	ID         *string      `json:"id"`
-	Dir        *string      `json:"dir"`
-	AbsDir     *string      `json:"abs_dir"`
-	Command    []string     `json:"command,omitempty"`
-	StartedAt  *string      `json:"started_at"`
-	EndedAt    *string      `json:"ended_at"`
-	DurationMS *int64       `json:"duration_ms"`
-	Process    Process      `json:"process"`
-	Capture    CaptureState `json:"capture"`
-	Redaction  Redaction    `json:"redaction"`
-	Streams    Streams      `json:"streams"`
-	PTY        bool         `json:"pty"`
-	ExitStatus *int         `json:"exit_status"`
+	Schema     string    `json:"schema"`
+	ID         *string   `json:"id"`
+	Dir        *string   `json:"dir"`
+	AbsDir     *string   `json:"abs_dir"`
+	Command    []string  `json:"command,omitempty"`
+	StartedAt  *string   `json:"started_at"`
+	EndedAt    *string   `json:"ended_at"`
+	DurationMS *int64    `json:"duration_ms"`
+	Process    Process   `json:"process"`
+	Capture    Capture   `json:"capture"`
+	Redaction  Redaction `json:"redaction"`
+	Streams    Streams   `json:"streams"`
+	PTY        bool      `json:"pty"`
+	ExitStatus *int      `json:"exit_status"`
 }
-
-// Process states written to the receipt's "process" object (SPEC §7).
-const (
-	ProcessRunning    = "running"
-	ProcessExited     = "exited"
-	ProcessSignaled   = "signaled"
-	ProcessTimeout    = "timeout"
-	ProcessCancelled  = "cancelled"
-	ProcessNotStarted = "not_started"
-)
 
 // Process is the receipt's "process" object: what became of the child.
 // State is one of running, exited, signaled, timeout, cancelled, not_started.
 // Signal is the signal's name ("SIGKILL") when the child was killed by one.
 type Process struct {
-	State    string  `json:"state"`
-	PID      *int    `json:"pid,omitempty"`
-	ExitCode *int    `json:"exit_code"`
-	Signal   *string `json:"signal"`
-	Reason   *string `json:"reason"`
+	State    ProcessState `json:"state"`
+	PID      *int         `json:"pid,omitempty"`
+	ExitCode *int         `json:"exit_code"`
+	Signal   *string      `json:"signal"`
+	Reason   *string      `json:"reason"`
 }
 
-// CaptureState is the receipt's "capture" object. State is one of pending,
+// Capture is the receipt's "capture" object. State is one of pending,
 // complete, partial, failed, disabled; Reason names why a capture is partial
 // (drain_timeout, capture_limit, directory_quota, writer_stalled, write_error,
 // abandoned); Error carries the text of a write error.
-type CaptureState struct {
-	State  string  `json:"state"`
-	Reason *string `json:"reason"`
-	Error  *string `json:"error"`
+type Capture struct {
+	State  CaptureState `json:"state"`
+	Reason *Reason      `json:"reason"`
+	Error  *string      `json:"error"`
+}
+
+// String is the capture's state as people read it: "complete", "partial
+// (write_error)".
+func (c Capture) String() string {
+	if c.Reason == nil {
+		return string(c.State)
+	}
+	return string(c.State) + " (" + string(*c.Reason) + ")"
 }
 
 // Redaction is the receipt's "redaction" object: whether sanitizing was on
@@ -107,7 +111,7 @@ type Preview struct {
 func (p Process) MarshalJSON() ([]byte, error) {
 	type plain Process
 	v := struct {
-		State *string `json:"state"`
+		State *ProcessState `json:"state"`
 		plain
 	}{plain: plain(p)}
 	if p.State != "" {
@@ -138,7 +142,7 @@ type compactFooter struct {
 		ExitCode *int `json:"exit_code"`
 	} `json:"process"`
 	Capture struct {
-		State string `json:"state"`
+		State CaptureState `json:"state"`
 	} `json:"capture"`
 }
 
@@ -156,17 +160,17 @@ type shortFooter struct {
 }
 
 type shortProcess struct {
-	State    string  `json:"state"`
-	PID      *int    `json:"pid,omitempty"` // while running
-	ExitCode *int    `json:"exit_code,omitempty"`
-	Signal   *string `json:"signal,omitempty"`
-	Reason   *string `json:"reason,omitempty"`
+	State    ProcessState `json:"state"`
+	PID      *int         `json:"pid,omitempty"` // while running
+	ExitCode *int         `json:"exit_code,omitempty"`
+	Signal   *string      `json:"signal,omitempty"`
+	Reason   *string      `json:"reason,omitempty"`
 }
 
 type shortCapture struct {
-	State  string  `json:"state"`
-	Reason *string `json:"reason,omitempty"`
-	Error  *string `json:"error,omitempty"`
+	State  CaptureState `json:"state"`
+	Reason *Reason      `json:"reason,omitempty"`
+	Error  *string      `json:"error,omitempty"`
 }
 
 type shortRedact struct {

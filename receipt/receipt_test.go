@@ -1,0 +1,88 @@
+package receipt
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFooter(t *testing.T) {
+	zero := 0
+	r := &Receipt{Schema: Schema, ExitStatus: &zero, Process: Process{State: "exited", ExitCode: &zero}, Capture: Capture{State: CaptureComplete}}
+	got, err := r.Footer(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `capwrap-receipt {"exit_status":0,"process":{"exit_code":0},"capture":{"state":"complete"}}` + "\n"
+	if string(got) != want || len(got) >= 100 {
+		t.Errorf("compact footer %q (%d bytes)", got, len(got))
+	}
+}
+
+// TestShortFooter: the short form of SPEC §7 keeps what a caller acts on
+// and leaves the rest to receipt.json; a failing run with both streams cut
+// stays under 400 bytes.
+func TestShortFooter(t *testing.T) {
+	i := func(n int) *int { return &n }
+	i64 := func(n int64) *int64 { return &n }
+	str := func(s string) *string { return &s }
+	id := "20261130T030612Z-k3j4h5g6x2"
+	dir := "tool-outputs/" + id
+	cut := func(committed, lines, omittedB, omittedL int64) Stream {
+		return Stream{ObservedBytes: i64(committed), CommittedBytes: i64(committed), Lines: i64(lines),
+			LastLinePartial: new(bool), File: str(dir + "/stdout.log"), SHA256: str(strings.Repeat("a", 64)),
+			Preview: &Preview{State: "truncated", ShownBytes: 6000, OmittedBytes: omittedB, OmittedLines: omittedL}}
+	}
+	failing := &Receipt{Schema: Schema, ID: &id, Dir: &dir, AbsDir: str("/home/u/work/" + dir),
+		Command: []string{"sh", "-c", strings.Repeat("x", 5000)}, StartedAt: str("2026-11-30T03:06:12Z"), EndedAt: str("2026-11-30T03:06:13Z"),
+		DurationMS: i64(1000), ExitStatus: i(4), Process: Process{State: "exited", PID: i(123), ExitCode: i(4)},
+		Capture:   Capture{State: CaptureComplete},
+		Redaction: Redaction{Enabled: true, PerStream: map[string]int64{"stdout": 0, "stderr": 0}},
+		Streams:   Streams{Stdout: cut(400000, 100000, 394000, 98500), Stderr: cut(400000, 100000, 398500, 99600)}}
+	running := &Receipt{Schema: Schema, ID: &id, Dir: &dir, Process: Process{State: ProcessRunning, PID: i(77)},
+		Capture: Capture{State: CapturePending}, Redaction: Redaction{Enabled: true}}
+	partial := &Receipt{Schema: Schema, ID: &id, Dir: &dir, ExitStatus: i(137), Process: Process{State: "cancelled", Signal: str("SIGKILL"),
+		Reason: str("SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after 5s")},
+		Capture:   Capture{State: CapturePartial, Reason: new(ReasonWriteError), Error: str("no space left on device")},
+		Redaction: Redaction{Enabled: false, Replaced: 0},
+		Streams:   Streams{Stdout: Stream{ObservedBytes: i64(5000), CommittedBytes: i64(4096), Lines: i64(3), Preview: &Preview{State: "truncated", OmittedBytes: 3000}}}}
+	for _, tc := range []struct {
+		name string
+		r    *Receipt
+		want string
+		max  int
+	}{
+		{"failing, both streams cut", failing, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"complete"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}}}}`, 400},
+		{"running (launch, hand-back)", running, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":null,"process":{"state":"running","pid":77},"capture":{"state":"pending"}}`, 400},
+		{"cancelled, partial, redaction off, cut in a line", partial, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":137,"process":{"state":"cancelled","signal":"SIGKILL","reason":"SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after 5s"},"capture":{"state":"partial","reason":"write_error","error":"no space left on device"},"redaction":{"enabled":false},"streams":{"stdout":{"observed_bytes":5000,"committed_bytes":4096,"lines":3,"preview":{"state":"truncated"}}}}`, 600},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.r.Footer(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := FooterPrefix + tc.want + "\n"; string(got) != want {
+				t.Errorf("footer\n%s\nwant\n%s", got, want)
+			}
+			if len(got) >= tc.max {
+				t.Errorf("footer is %d bytes, want under %d", len(got), tc.max)
+			}
+		})
+	}
+}
+
+// TestCaptureString: the capture's state as people read it, with its
+// reason when there is one.
+func TestCaptureString(t *testing.T) {
+	for _, tc := range []struct {
+		c    Capture
+		want string
+	}{
+		{Capture{State: CaptureComplete}, "complete"},
+		{Capture{State: CapturePartial, Reason: new(ReasonAbandoned)}, "partial (abandoned)"},
+		{Capture{State: CaptureFailed, Reason: new(ReasonWriteError)}, "failed (write_error)"},
+	} {
+		if got := tc.c.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
