@@ -16,7 +16,6 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/sigcatch"
+	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -412,7 +412,7 @@ func (o *options) checkBounds(names ...string) error {
 			continue
 		}
 		if v.chars {
-			return fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, commas(v.max))
+			return fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, text.Commas(v.max))
 		}
 		return fmt.Errorf("invalid %s %s: want %s to %s bytes", o.source(v.name), humanSize(v.n), humanSize(v.min), humanSize(v.max))
 	}
@@ -433,15 +433,6 @@ const (
 	// maxQueueBytes bounds --queue-bytes, memory that a slow disk fills.
 	maxQueueBytes = 1 << 30
 )
-
-// commas writes n with thousands separators: 1,000,000.
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
 
 func isVerb(w string) bool {
 	for _, v := range verbs {

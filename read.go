@@ -31,6 +31,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -129,7 +130,7 @@ func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep, until
 		case grep == "":
 			return fmt.Errorf("--%s needs --grep", c)
 		case n < 0 || n > maxGrepContext:
-			return fmt.Errorf("invalid --%s %d: want 0 to %s lines", c, n, commas(maxGrepContext))
+			return fmt.Errorf("invalid --%s %d: want 0 to %s lines", c, n, text.Commas(maxGrepContext))
 		}
 	}
 	if lines != "" {

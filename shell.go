@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/capwrap/capwrap/internal/runner"
+	"github.com/capwrap/capwrap/internal/text"
 )
 
 // posixShells are the shells -c runs STRING with when $SHELL is one of them.
@@ -83,7 +84,7 @@ func shellSyntaxHint(argv []string, getenv func(string) string) string {
 	if bashOnly[name] && shellArgv("", getenv)[0] == "/bin/sh" {
 		run = "capwrap -- bash -c"
 	}
-	return fmt.Sprintf("%s: run shell syntax with %s %s", what, run, shellQuoteWord(line))
+	return fmt.Sprintf("%s: run shell syntax with %s %s", what, run, text.ShellQuote(line))
 }
 
 // shellQuoteSyntax quotes a word of a command line meant for a shell: a
@@ -98,17 +99,9 @@ func shellQuoteSyntax(w string) string {
 		if w[loc[1]:] == "" {
 			return w
 		}
-		return w[:loc[1]] + shellQuoteWord(w[loc[1]:])
+		return w[:loc[1]] + text.ShellQuote(w[loc[1]:])
 	}
-	return shellQuoteWord(w)
-}
-
-// shellQuoteWord quotes s for a POSIX shell when it needs it.
-func shellQuoteWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return text.ShellQuote(w)
 }
 
 // isCapwrap reports whether name, a command to run, is capwrap: a program

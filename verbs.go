@@ -22,7 +22,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 )
@@ -238,7 +238,7 @@ func displayCommand(argv []string, max int) string {
 	}
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		parts[i] = preview.ShellQuote(a)
+		parts[i] = text.ShellQuote(a)
 	}
 	var b strings.Builder
 	n := 0
@@ -295,10 +295,10 @@ func listItemOf(dir *store.Dir, e store.Entry, now time.Time) listItem {
 	c := e.CaptureStatus()
 	it.Capture.State, it.Capture.Reason = c.State, c.Reason
 	if e.Stdout.Name != "" {
-		it.StdoutBytes = ptr(e.Stdout.Size)
+		it.StdoutBytes = new(e.Stdout.Size)
 	}
 	if e.Stderr.Name != "" {
-		it.StderrBytes = ptr(e.Stderr.Size)
+		it.StderrBytes = new(e.Stderr.Size)
 	}
 	if e.Receipt != nil {
 		it.Command = e.Receipt.Command
@@ -307,11 +307,11 @@ func listItemOf(dir *store.Dir, e store.Entry, now time.Time) listItem {
 		}
 	}
 	if e.ReceiptErr != nil {
-		it.ReceiptErr = ptr(e.ReceiptErr.Error())
+		it.ReceiptErr = new(e.ReceiptErr.Error())
 	}
 	end := dir.EndedAt(e, now)
 	if !e.Running {
-		it.EndedAt = ptr(end.UTC().Format(time.RFC3339Nano))
+		it.EndedAt = new(end.UTC().Format(time.RFC3339Nano))
 		if e.Final && e.Receipt != nil && e.Receipt.EndedAt != nil {
 			it.EndedAt = e.Receipt.EndedAt
 		}
@@ -392,7 +392,7 @@ func verbList(args []string, o *options, stdout io.Writer, d diag) int {
 			if p == nil {
 				return "-"
 			}
-			return preview.HumanBytes(*p)
+			return text.Bytes(*p)
 		}
 		fmt.Fprintf(stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", it.ID, proc, capState,
 			size(it.StdoutBytes), size(it.StderrBytes), shortAge(time.Duration(it.AgeSeconds)*time.Second), displayCommand(it.Command, 60))
@@ -434,10 +434,10 @@ func verbShow(args []string, o *options, stdout io.Writer, d diag) int {
 	if e.Abandoned {
 		// The live receipt said running when capwrap wrote it; nobody
 		// is left to know what became of the process since.
-		rc.Capture = receipt.Capture{State: receipt.CapturePartial, Reason: ptr(receipt.ReasonAbandoned)}
+		rc.Capture = receipt.Capture{State: receipt.CapturePartial, Reason: new(receipt.ReasonAbandoned)}
 		rc.Process.State, rc.Process.ExitCode, rc.Process.Signal = "", nil, nil // null: unknown
 		if rc.Process.Reason == nil {
-			rc.Process.Reason = ptr("unknown: capwrap ended without writing the receipt")
+			rc.Process.Reason = new("unknown: capwrap ended without writing the receipt")
 		}
 		d.Warnf("capture %s was abandoned: capwrap ended without a receipt; its files hold the bytes committed", id)
 	} else {
@@ -533,25 +533,16 @@ func verbPrune(args []string, o *options, stdout io.Writer, d diag) int {
 		}
 		n++
 		freed += size
-		fmt.Fprintf(stdout, "%s %s  %s  %s\n", verb, e.ID, preview.HumanBytes(size), state)
+		fmt.Fprintf(stdout, "%s %s  %s  %s\n", verb, e.ID, text.Bytes(size), state)
 	}
 	what := "freed"
 	if *dryRun {
 		what = "would free"
 	}
-	fmt.Fprintf(stdout, "%d capture%s, %s %s", n, plural(n), what, preview.HumanBytes(freed))
+	fmt.Fprintf(stdout, "%d capture%s, %s %s", n, text.Plural(n), what, text.Bytes(freed))
 	if running > 0 {
-		fmt.Fprintf(stdout, "; %d running capture%s not touched", running, plural(running))
+		fmt.Fprintf(stdout, "; %d running capture%s not touched", running, text.Plural(running))
 	}
 	fmt.Fprintln(stdout)
 	return status
 }
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func ptr[T any](v T) *T { return &v }

@@ -300,17 +300,15 @@ func (c *Capture) FilePath(stream string) string {
 // far and the .live names. It is known without touching the file system
 // or taking the capture's lock, which the hung step may hold.
 func (c *Capture) Stalled(err error) Result {
-	res := Result{State: receipt.CapturePartial, Reason: ptr(receipt.ReasonWriterStalled)}
+	res := Result{State: receipt.CapturePartial, Reason: new(receipt.ReasonWriterStalled)}
 	if err != nil {
-		res.Error = ptr(err.Error())
+		res.Error = new(err.Error())
 	}
 	for _, s := range c.streams {
 		res.setStream(s.name, StreamResult{Committed: s.committed.Load(), File: filepath.Join(c.Path(), s.name+liveSuffix)})
 	}
 	return res
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // Stream returns the writer of "stdout" or "stderr"; it panics on any other
 // name (a programming error).

@@ -301,7 +301,6 @@ func TestRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ptr := func(n int64) *int64 { return &n }
 	lines := func(a, b int64) *LineRange { return &LineRange{a, b} }
 	tests := []struct {
 		name string
@@ -316,7 +315,7 @@ func TestRead(t *testing.T) {
 		{"stderr", ReadQuery{Stream: Stderr, Limit: 100}, "E1\nE2\n",
 			ReadStatus{Stream: Stderr, NextOffset: 6, Size: 6, Final: true}},
 		{"lines cut to whole lines", ReadQuery{Stream: Stdout, Lines: lines(2, 0), Limit: 12}, "two\nthree\n",
-			ReadStatus{Stream: Stdout, NextOffset: 14, Size: 19, Final: true, Truncated: true, NextLine: ptr(4)}},
+			ReadStatus{Stream: Stdout, NextOffset: 14, Size: 19, Final: true, Truncated: true, NextLine: new(int64(4))}},
 		{"last line", ReadQuery{Stream: Stdout, Lines: lines(-1, 0), Limit: 100}, "four\n",
 			ReadStatus{Stream: Stdout, NextOffset: 19, Size: 19, Final: true}},
 		{"interleaved", ReadQuery{Interleaved: true, Limit: 100}, "stdout| one\nstdout| two\nstderr| E1\nstdout| three\nstdout| four\nstderr| E2\n",

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
@@ -107,12 +108,8 @@ const handBackReserve = 900
 
 // handBackLine names the commands that wait for, follow and stop job id.
 func handBackLine(id, dirArg string, after time.Duration) string {
-	cmd := "capwrap"
-	if dirArg != "" {
-		cmd += " --dir " + preview.ShellQuote(dirArg)
-	}
-	return fmt.Sprintf("… capwrap: %s still runs after %v; it goes on in the background: `%s wait --timeout 60s %s`, `%s read %s --follow --timeout 30s`, `%s stop %s` …",
-		id, after, cmd, id, cmd, id, cmd, id)
+	return fmt.Sprintf("… capwrap: %s still runs after %v; it goes on in the background: `%s --timeout 60s %s`, `%s %s --follow --timeout 30s`, `%s %s` …",
+		id, after, text.VerbCommand(dirArg, "wait"), id, text.VerbCommand(dirArg, "read"), id, text.VerbCommand(dirArg, "stop"), id)
 }
 
 // runningFooter is the footer of running job e in the tool-outputs
@@ -148,11 +145,7 @@ func (v View) previewSoFar(e store.Entry) ([]byte, error) {
 				return nil, err
 			}
 		}
-		cmd := "capwrap"
-		if v.DirArg != "" {
-			cmd += " --dir " + preview.ShellQuote(v.DirArg)
-		}
-		cmd += " read " + e.ID
+		cmd := text.VerbCommand(v.DirArg, "read") + " " + e.ID
 		if name == store.Stderr {
 			cmd += " --stream stderr"
 		}

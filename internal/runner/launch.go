@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/capwrap/capwrap/internal/sigcatch"
-	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
@@ -162,14 +162,12 @@ func launched(cfg Config, rc *receipt.Receipt) (int, syscall.Signal) {
 	if rc.Process.PID != nil {
 		pid = *rc.Process.PID
 	}
-	dir := ""
+	dirArg := ""
 	if rc.AbsDir != nil {
-		if arg := store.ReadArgFor(filepath.Dir(*rc.AbsDir), cfg.Getenv); arg != "" {
-			dir = " --dir " + preview.ShellQuote(arg)
-		}
+		dirArg = store.ReadArgFor(filepath.Dir(*rc.AbsDir), cfg.Getenv)
 	}
-	cfg.Diag.Hintf("job %s runs in the background (pid %d): capwrap%s wait %s, capwrap%s read %s --follow, capwrap%s stop %s",
-		id, pid, dir, id, dir, id, dir, id)
+	cfg.Diag.Hintf("job %s runs in the background (pid %d): %s %s, %s %s --follow, %s %s",
+		id, pid, text.VerbCommand(dirArg, "wait"), id, text.VerbCommand(dirArg, "read"), id, text.VerbCommand(dirArg, "stop"), id)
 	footer, _ := rc.Footer(false)
 	cfg.Stdout.Write(footer)
 	return 0, 0

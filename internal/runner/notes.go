@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 )
@@ -39,9 +39,9 @@ func notes(o *Outcome, cfg Config, dirArg string) []string {
 	}
 	switch *cs.Reason {
 	case receipt.ReasonCaptureLimit:
-		n = append(n, fmt.Sprintf("capwrap: the capture stopped at --max-capture-bytes %s: what came after is not in its files", preview.HumanBytes(cfg.Limits.MaxCaptureBytes)))
+		n = append(n, fmt.Sprintf("capwrap: the capture stopped at --max-capture-bytes %s: what came after is not in its files", text.Bytes(cfg.Limits.MaxCaptureBytes)))
 	case receipt.ReasonDirectoryQuota:
-		n = append(n, fmt.Sprintf("capwrap: the tool-outputs directory is full (--dir-quota %s): what came after is not kept; `%s --older-than 7d` frees space", preview.HumanBytes(cfg.Limits.DirQuota), verbCommand(dirArg, "prune")))
+		n = append(n, fmt.Sprintf("capwrap: the tool-outputs directory is full (--dir-quota %s): what came after is not kept; `%s --older-than 7d` frees space", text.Bytes(cfg.Limits.DirQuota), text.VerbCommand(dirArg, "prune")))
 	case receipt.ReasonWriteError:
 		why := "an error"
 		if cs.Error != nil {
@@ -56,14 +56,4 @@ func notes(o *Outcome, cfg Config, dirArg string) []string {
 		n = append(n, fmt.Sprintf("capwrap: the disk under the tool-outputs directory made no progress for %v (--stall-timeout): what came after is not kept", stall.Round(time.Millisecond)))
 	}
 	return n
-}
-
-// verbCommand is the command line of capwrap's verb in the tool-outputs
-// directory named by dirArg ("" for the one it finds by itself):
-// "capwrap --dir /src/tool-outputs prune".
-func verbCommand(dirArg, verb string) string {
-	if dirArg == "" {
-		return "capwrap " + verb
-	}
-	return "capwrap --dir " + preview.ShellQuote(dirArg) + " " + verb
 }

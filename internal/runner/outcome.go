@@ -103,7 +103,7 @@ func (o *Outcome) CaptureState() receipt.Capture {
 	}
 	cs := receipt.Capture{State: o.Store.State, Reason: o.Store.Reason, Error: o.Store.Error}
 	if o.Process.DrainTimedOut && cs.State == receipt.CaptureComplete {
-		cs.State, cs.Reason = receipt.CapturePartial, ptr(receipt.ReasonDrainTimeout)
+		cs.State, cs.Reason = receipt.CapturePartial, new(receipt.ReasonDrainTimeout)
 	}
 	return cs
 }
@@ -251,17 +251,17 @@ func (o *Outcome) Receipt() *receipt.Receipt {
 		rc.ID, rc.Dir, rc.AbsDir = &o.Place.ID, &o.Place.Dir, &o.Place.AbsDir
 	}
 	if o.Running {
-		rc.StartedAt = ptr(o.Launched.UTC().Format(time.RFC3339Nano))
+		rc.StartedAt = new(o.Launched.UTC().Format(time.RFC3339Nano))
 		rc.Process = receipt.Process{State: receipt.ProcessRunning}
 		if o.Process.PID > 0 {
-			rc.Process.PID = ptr(o.Process.PID)
+			rc.Process.PID = new(o.Process.PID)
 		}
 		return rc
 	}
 	p := o.Process
-	rc.StartedAt = ptr(p.Started.UTC().Format(time.RFC3339Nano))
-	rc.EndedAt = ptr(p.Ended.UTC().Format(time.RFC3339Nano))
-	rc.DurationMS = ptr(p.Ended.Sub(p.Started).Milliseconds())
+	rc.StartedAt = new(p.Started.UTC().Format(time.RFC3339Nano))
+	rc.EndedAt = new(p.Ended.UTC().Format(time.RFC3339Nano))
+	rc.DurationMS = new(p.Ended.Sub(p.Started).Milliseconds())
 	rc.Process = o.processReceipt()
 	rc.Redaction.Replaced = o.Replaced()
 	if o.Redacting {
@@ -271,19 +271,19 @@ func (o *Outcome) Receipt() *receipt.Receipt {
 	results := [2]store.StreamResult{o.Store.Stdout, o.Store.Stderr}
 	for i, s := range []*receipt.Stream{&rc.Streams.Stdout, &rc.Streams.Stderr} {
 		f, r := o.Streams[i], results[i]
-		s.ObservedBytes, s.CommittedBytes = ptr(observed[i]), ptr(r.Committed)
-		s.Lines, s.LastLinePartial = ptr(f.Lines), ptr(f.LastLinePartial)
+		s.ObservedBytes, s.CommittedBytes = new(observed[i]), new(r.Committed)
+		s.Lines, s.LastLinePartial = new(f.Lines), new(f.LastLinePartial)
 		if o.Kept && r.File != "" {
-			s.File = ptr(r.File)
+			s.File = new(r.File)
 		}
 		if o.Kept && rc.Capture.State == receipt.CaptureComplete && r.SHA256 != "" {
-			s.SHA256 = ptr(r.SHA256)
+			s.SHA256 = new(r.SHA256)
 		}
 		if pi := o.Previews[i]; pi != nil {
 			s.Preview = &receipt.Preview{State: pi.State, ShownBytes: pi.ShownBytes, OmittedBytes: pi.OmittedBytes, OmittedLines: pi.OmittedLines}
 		}
 	}
-	rc.ExitStatus = ptr(o.ExitStatus())
+	rc.ExitStatus = new(o.ExitStatus())
 	return rc
 }
 
@@ -310,24 +310,24 @@ func (o *Outcome) processReceipt() receipt.Process {
 	res := o.Process
 	p := receipt.Process{State: o.processState()}
 	if res.PID > 0 {
-		p.PID = ptr(res.PID)
+		p.PID = new(res.PID)
 	}
 	if res.State != wrap.StateNotStarted {
 		if res.Signal != 0 {
-			p.Signal = ptr(SignalName(res.Signal))
+			p.Signal = new(SignalName(res.Signal))
 		} else {
-			p.ExitCode = ptr(res.ExitCode)
+			p.ExitCode = new(res.ExitCode)
 		}
 	}
 	switch {
 	case o.Cancelled():
-		p.Reason = ptr(o.forwardedText())
+		p.Reason = new(o.forwardedText())
 	case res.TimedOut:
-		p.Reason = ptr("timeout")
+		p.Reason = new("timeout")
 	case res.Escalated: // the child ended otherwise; a descendant got the SIGKILL
-		p.Reason = ptr(o.forwardedText())
+		p.Reason = new(o.forwardedText())
 	case res.StartErr != nil:
-		p.Reason = ptr(res.StartErr.Error())
+		p.Reason = new(res.StartErr.Error())
 	}
 	return p
 }
@@ -359,8 +359,8 @@ func notMade(err error) store.Result {
 	if errors.As(err, new(errHung)) {
 		reason = receipt.ReasonWriterStalled
 	}
-	return store.Result{State: receipt.CaptureFailed, Reason: ptr(reason),
-		Error: ptr("cannot create the capture: " + store.UnwrapPath(err).Error())}
+	return store.Result{State: receipt.CaptureFailed, Reason: new(reason),
+		Error: new("cannot create the capture: " + store.UnwrapPath(err).Error())}
 }
 
 // ownFailureText describes the capture's failure for the warning of SPEC §3:
@@ -388,5 +388,3 @@ func SignalName(s syscall.Signal) string {
 
 // errPreview wraps a failure to print the preview, an own failure.
 var errPreview = errors.New("cannot write the preview")
-
-func ptr[T any](v T) *T { return &v }

@@ -173,7 +173,7 @@ func TestOutcomeReceipt(t *testing.T) {
 		{"write error, --strict, child killed: no re-raise", func() Outcome {
 			o := kept(settled())
 			o.Strict = true
-			o.Store.State, o.Store.Reason, o.Store.Error = receipt.CapturePartial, ptr(receipt.ReasonWriteError), ptr(diskFull.Error())
+			o.Store.State, o.Store.Reason, o.Store.Error = receipt.CapturePartial, new(receipt.ReasonWriteError), new(diskFull.Error())
 			o.Process.State, o.Process.ExitCode, o.Process.Signal = wrap.StateSignaled, -1, syscall.SIGSEGV
 			return o
 		}, 125, 0, false, true, map[string]any{"capture.reason": "write_error", "process.signal": "SIGSEGV",
@@ -191,7 +191,7 @@ func TestOutcomeReceipt(t *testing.T) {
 		{"capture limit is not capwrap's failure", func() Outcome {
 			o := kept(settled())
 			o.Strict = true
-			o.Store.State, o.Store.Reason = receipt.CapturePartial, ptr(receipt.ReasonCaptureLimit)
+			o.Store.State, o.Store.Reason = receipt.CapturePartial, new(receipt.ReasonCaptureLimit)
 			return o
 		}, 0, 0, false, true, map[string]any{"capture.reason": "capture_limit", "exit_status": 0.0}},
 		{"cancelled before the start", func() Outcome {
@@ -264,7 +264,7 @@ func TestOutcomeReceipt(t *testing.T) {
 func TestLiveReceipt(t *testing.T) {
 	o := Outcome{Running: true, Launched: time.Date(2026, 11, 30, 3, 6, 12, 0, time.UTC), Redacting: true,
 		Label: []string{"make"}, Process: wrap.Result{PID: 77}, Place: &Place{ID: "X", Dir: "tool-outputs/X", AbsDir: "/t/X"},
-		Store: store.Result{State: receipt.CapturePartial, Reason: ptr(receipt.ReasonWriteError)}}
+		Store: store.Result{State: receipt.CapturePartial, Reason: new(receipt.ReasonWriteError)}}
 	m := receiptJSON(t, o.Receipt())
 	for path, want := range map[string]any{
 		"process.state": "running", "process.pid": 77.0, "process.exit_code": nil, "capture.state": "pending",

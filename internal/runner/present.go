@@ -12,6 +12,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 
+	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
@@ -119,7 +120,7 @@ func footerBound(o *Outcome, c *store.Capture) int {
 func (p *footerPresenter) stream(c *store.Capture, name string, k *preview.Keeper, committed int64) preview.Stream {
 	st := preview.Stream{Keeper: k, Name: name}
 	if c != nil {
-		cmd := verbCommand(c.Dir().ReadArg(p.cfg.Getenv), "read") + " " + c.ID()
+		cmd := text.VerbCommand(c.Dir().ReadArg(p.cfg.Getenv), "read") + " " + c.ID()
 		if name == store.Stderr {
 			cmd += " --stream stderr"
 		}
@@ -249,8 +250,8 @@ func summaryLine(rc *receipt.Receipt, res wrap.Result, kept bool) string {
 		dur = time.Duration(*rc.DurationMS) * time.Millisecond
 	}
 	line := fmt.Sprintf("capwrap: %s · %s · stdout %s, stderr %s · %s · %s",
-		status, dur.Round(time.Millisecond), preview.HumanBytes(deref(rc.Streams.Stdout.CommittedBytes)),
-		preview.HumanBytes(deref(rc.Streams.Stderr.CommittedBytes)), capState, where)
+		status, dur.Round(time.Millisecond), text.Bytes(deref(rc.Streams.Stdout.CommittedBytes)),
+		text.Bytes(deref(rc.Streams.Stderr.CommittedBytes)), capState, where)
 	if color.NoColor {
 		return line
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/capwrap/capwrap/internal/sigcatch"
+	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/redact"
@@ -580,7 +581,7 @@ func choosePTY(flag When, mode Mode, terminal [2]bool, d Diag) (wrap.PTYMode, er
 func startErrorText(name string, res wrap.Result) string {
 	switch {
 	case res.NotFound:
-		return fmt.Sprintf("command not found: %s", preview.ShellQuote(name))
+		return fmt.Sprintf("command not found: %s", text.ShellQuote(name))
 	case res.NotExecutable:
 		return fmt.Sprintf("cannot execute %s: %v", name, store.UnwrapPath(res.StartErr))
 	}

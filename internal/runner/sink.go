@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/redact"
 	"github.com/capwrap/capwrap/store"
 )
@@ -147,15 +147,6 @@ func hintOf(err error) string {
 	return ""
 }
 
-// commas writes n with thousands separators: 16,384.
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 // startPolicy starts building the redaction policy of SPEC §6 and returns
 // a function that waits for it; the policy is nil with redaction off. What
 // can refuse the run (an unreadable --redact-file, a bad --redact-pattern)
@@ -174,7 +165,7 @@ func startPolicy(r Redaction, environ []string) (func() (*redact.Policy, error),
 		}
 		if int64(len(b)) > left {
 			return nil, hintedError{
-				err:  fmt.Errorf("--redact-file %s: more than %d KiB (%s bytes), all --redact-file files together", f, maxRedactFileBytes>>10, commas(maxRedactFileBytes)),
+				err:  fmt.Errorf("--redact-file %s: more than %d KiB (%s bytes), all --redact-file files together", f, maxRedactFileBytes>>10, text.Commas(maxRedactFileBytes)),
 				hint: "mask fewer values, or match their shape with --redact-pattern REGEX (capwrap help redact-file)",
 			}
 		}
