@@ -33,6 +33,7 @@ import (
 
 	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/store/readback"
 )
 
 const (
@@ -53,7 +54,7 @@ func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
 	}
 	defer dir.Close()
 	q.Warnf = d.Warnf
-	status, err := dir.Read(stdout, e, q)
+	status, err := readback.Read(stdout, dir, e, q)
 	if errors.Is(err, store.ErrNoArrival) {
 		err = fmt.Errorf("capture %s has no arrival index (made by an older capwrap?); read each stream with --stream", e.ID)
 	}
@@ -72,7 +73,7 @@ func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
 
 // readQuery parses and checks the flags of `capwrap read` into a query and
 // the ID argument; done says the verb is over with status, as parseVerb's.
-func readQuery(args []string, o *options, stdout io.Writer, d diag) (q store.ReadQuery, idArg string, status int, done bool) {
+func readQuery(args []string, o *options, stdout io.Writer, d diag) (q readback.Query, idArg string, status int, done bool) {
 	fs := verbFlags("read")
 	var offset, limit size = 0, readDefaultLimit
 	var lines, grep, until string
@@ -110,7 +111,7 @@ func readQuery(args []string, o *options, stdout io.Writer, d diag) (q store.Rea
 
 // completeReadQuery checks the flags parsed into q and adds --lines and
 // --grep to it; the error is the usage error to print.
-func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep, until string) error {
+func completeReadQuery(q *readback.Query, fs *pflag.FlagSet, lines, grep, until string) error {
 	if q.Stream != store.Stdout && q.Stream != store.Stderr {
 		return fmt.Errorf("invalid --stream %q: want stdout or stderr", q.Stream)
 	}
@@ -134,7 +135,7 @@ func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep, until
 		}
 	}
 	if lines != "" {
-		lr, err := store.ParseLineRange(lines)
+		lr, err := readback.ParseLineRange(lines)
 		if err != nil {
 			return err
 		}
@@ -177,7 +178,7 @@ func completeReadQuery(q *store.ReadQuery, fs *pflag.FlagSet, lines, grep, until
 // readHints says what the status of a read of capture id means for the
 // reader: still running, removed, abandoned, and how to continue a
 // truncated read.
-func readHints(id string, q store.ReadQuery, status store.ReadStatus, d diag) {
+func readHints(id string, q readback.Query, status readback.Status, d diag) {
 	switch {
 	case status.Matched:
 		d.Hintf("capture %s printed a line matching --until; it runs on", id)

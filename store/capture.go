@@ -36,7 +36,7 @@ const (
 	DefaultDirQuota        = 128 << 20
 	DefaultQueueBytes      = 8 << 20
 	DefaultStallTimeout    = 10 * time.Second
-	DefaultQuotaChunk      = 1 << 20
+	defaultQuotaChunk      = 1 << 20
 )
 
 // The queue's chunks: one file write each, QueueBytes bytes but at least
@@ -67,7 +67,7 @@ type Limits struct {
 	// 0 means DefaultStallTimeout.
 	StallTimeout time.Duration
 	// QuotaChunk is the number of bytes of directory quota reserved at a
-	// time; 0 means DefaultQuotaChunk. Concurrent captures respect DirQuota
+	// time; 0 means defaultQuotaChunk. Concurrent captures respect DirQuota
 	// exactly; the chunk only sets how often the ledger is rebuilt.
 	QuotaChunk int64
 }
@@ -79,7 +79,7 @@ func DefaultLimits() Limits {
 		DirQuota:        DefaultDirQuota,
 		QueueBytes:      DefaultQueueBytes,
 		StallTimeout:    DefaultStallTimeout,
-		QuotaChunk:      DefaultQuotaChunk,
+		QuotaChunk:      defaultQuotaChunk,
 	}
 }
 
@@ -91,7 +91,7 @@ func (l Limits) withDefaults() Limits {
 		l.StallTimeout = DefaultStallTimeout
 	}
 	if l.QuotaChunk <= 0 {
-		l.QuotaChunk = DefaultQuotaChunk
+		l.QuotaChunk = defaultQuotaChunk
 	}
 	if l.MaxCaptureBytes < 0 {
 		l.MaxCaptureBytes = 0

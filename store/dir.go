@@ -13,9 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DefaultDirName is the tool-outputs directory used when neither --dir nor
+// defaultDirName is the tool-outputs directory used when neither --dir nor
 // $CAPWRAP_DIR names one (SPEC §4), relative to the working directory.
-const DefaultDirName = "tool-outputs"
+const defaultDirName = "tool-outputs"
 
 // EnvDir is the environment variable that names the tool-outputs directory.
 const EnvDir = "CAPWRAP_DIR"
@@ -45,7 +45,7 @@ func Locate(flagDir string, getenv func(string) string) (path string, chosen boo
 			return v, true
 		}
 	}
-	return DefaultDirName, false
+	return defaultDirName, false
 }
 
 // FallbackPath returns ${XDG_STATE_HOME:-$HOME/.local/state}/capwrap/tool-outputs,
@@ -55,10 +55,10 @@ func FallbackPath(getenv func(string) string) string {
 		return ""
 	}
 	if x := getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
-		return filepath.Join(x, "capwrap", DefaultDirName)
+		return filepath.Join(x, "capwrap", defaultDirName)
 	}
 	if h := getenv("HOME"); filepath.IsAbs(h) {
-		return filepath.Join(h, ".local", "state", "capwrap", DefaultDirName)
+		return filepath.Join(h, ".local", "state", "capwrap", defaultDirName)
 	}
 	return ""
 }
@@ -173,37 +173,27 @@ func openDir(path string, refuseForeignParent bool) (*Dir, []string, error) {
 	case err != nil:
 		return nil, nil, err
 	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, nil, fmt.Errorf("tool-outputs directory %s is a symbolic link; refusing it", path)
-	case !fi.IsDir():
-		return nil, nil, fmt.Errorf("tool-outputs directory %s is not a directory", path)
-	case ownerOf(fi) != euid && (refuseForeignParent || euid != 0):
-		return nil, nil, errUnusable{fmt.Errorf("tool-outputs directory %s belongs to uid %d", path, ownerOf(fi))}
-	case ownerOf(fi) != euid:
-		// root, told to use someone's directory: every access goes
-		// through the os.Root and exclusive creation, so it is safe.
-		warns = append(warns, fmt.Sprintf("tool-outputs directory %s belongs to uid %d", path, ownerOf(fi)))
+	if fi.Mode()&fs.ModeSymlink == 0 && fi.IsDir() {
+		switch {
+		case ownerOf(fi) != euid && (refuseForeignParent || euid != 0):
+			return nil, nil, errUnusable{fmt.Errorf("tool-outputs directory %s belongs to uid %d", path, ownerOf(fi))}
+		case ownerOf(fi) != euid:
+			// root, told to use someone's directory: every access goes
+			// through the os.Root and exclusive creation, so it is safe.
+			warns = append(warns, fmt.Sprintf("tool-outputs directory %s belongs to uid %d", path, ownerOf(fi)))
+		}
 	}
-	root, err := os.OpenRoot(abs)
+	d, err := openVerified(path, abs, fi)
 	if err != nil {
 		return nil, nil, err
 	}
-	d := &Dir{path: path, abs: abs, root: root}
+	root := d.root
 	ok := false
 	defer func() {
 		if !ok {
 			d.Close()
 		}
 	}()
-	// The name may have been swapped between Lstat and OpenRoot.
-	rfi, err := root.Stat(".")
-	if err != nil {
-		return nil, nil, err
-	}
-	if !os.SameFile(fi, rfi) {
-		return nil, nil, fmt.Errorf("tool-outputs directory %s changed while being opened; refusing it", path)
-	}
 	if created {
 		// Mkdir's mode was filtered by the umask; set it exactly.
 		if err := root.Chmod(".", 0o700); err != nil {
@@ -378,10 +368,6 @@ func ReadArgFor(abs string, getenv func(string) string) string {
 	}
 	return abs
 }
-
-// Root returns the os.Root through which every file of the directory is
-// reached. It is closed by [Dir.Close].
-func (d *Dir) Root() *os.Root { return d.root }
 
 // Close releases the directory. Captures created from d must be published or
 // discarded first.

@@ -22,11 +22,11 @@
 // # Reading back
 //
 // [OpenExisting] opens a directory for the verbs of SPEC §8 without
-// changing it: [Dir.List] and [Dir.Entry] describe captures, [Dir.Read]
-// prints a byte range, a line range, the lines matching a regular
-// expression, a followed stream or both streams interleaved in their order
-// of arrival, never more than a given number of bytes, and [Dir.Remove]
-// is the one deletion. Flags, usage errors and hints stay with the CLI.
+// changing it: [Dir.List] and [Dir.Entry] describe captures,
+// [Dir.OpenStream] and [Dir.OpenArrival] give their files to package
+// readback (byte and line ranges, grep, follow, the interleaved order), and
+// [Dir.Remove] is the one deletion. Flags, usage errors and hints stay
+// with the CLI.
 //
 // [WriteReceiptFile] is the one write outside the directory: a receipt
 // for --receipt-file, published atomically over a regular file (or a new

@@ -17,9 +17,9 @@ const idTimeLayout = "20060102T150405Z"
 // characters carry 50 bits from crypto/rand.
 const idRandChars = 10
 
-// IDLen is the length in bytes of a capture ID such as
+// idLen is the length in bytes of a capture ID such as
 // "20261130T030612Z-k3j4h5g6x2".
-const IDLen = len(idTimeLayout) + 1 + idRandChars
+const idLen = len(idTimeLayout) + 1 + idRandChars
 
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
@@ -45,7 +45,7 @@ func idCharOK(i int, c byte) bool {
 		return c == 'Z'
 	case i == 16:
 		return c == '-'
-	case i < IDLen:
+	case i < idLen:
 		return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7')
 	}
 	return false
@@ -53,12 +53,12 @@ func idCharOK(i int, c byte) bool {
 
 // ValidID reports whether s has the syntax of a capture ID (SPEC §4).
 func ValidID(s string) bool {
-	return len(s) == IDLen && validIDPrefix(s)
+	return len(s) == idLen && validIDPrefix(s)
 }
 
 // validIDPrefix reports whether s is a non-empty prefix of some valid ID.
 func validIDPrefix(s string) bool {
-	if s == "" || len(s) > IDLen {
+	if s == "" || len(s) > idLen {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

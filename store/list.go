@@ -65,14 +65,17 @@ func (e Entry) CaptureStatus() receipt.Capture {
 // LiveReceipt is the receipt of a capture that has none final yet (a
 // running or abandoned one, SPEC §8 `capwrap show`): its live receipt, or
 // when there is none yet a running, pending one naming the capture (dir is
-// the capture's directory as given to the user), with each stream's bytes
-// committed so far and its file. The result is e's own receipt, changed.
+// the capture's directory as given to the user, "" when unknown), with
+// each stream's bytes committed so far and its file. The result is e's own
+// receipt, changed.
 func (e Entry) LiveReceipt(dir string) *receipt.Receipt {
 	rc := e.Receipt
 	if rc == nil {
-		id := e.ID
-		rc = &receipt.Receipt{Schema: receipt.Schema, ID: &id, Dir: &dir,
+		rc = &receipt.Receipt{Schema: receipt.Schema, ID: new(e.ID),
 			Process: receipt.Process{State: receipt.ProcessRunning}, Capture: receipt.Capture{State: receipt.CapturePending}}
+		if dir != "" {
+			rc.Dir = new(dir)
+		}
 	}
 	for _, s := range []struct {
 		f  FileEntry

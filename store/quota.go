@@ -178,7 +178,7 @@ func (d *Dir) readLedgerCache() map[string]int64 {
 // writeLedgerCache replaces the cache in the .lock file. Failing to write
 // it costs only speed.
 func (d *Dir) writeLedgerCache(cache map[string]int64) {
-	b := make([]byte, 0, len(ledgerHeader)+len(cache)*(IDLen+12))
+	b := make([]byte, 0, len(ledgerHeader)+len(cache)*(idLen+12))
 	b = append(b, ledgerHeader...)
 	for id, v := range cache {
 		b = append(b, id...)

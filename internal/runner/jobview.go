@@ -98,7 +98,11 @@ func (v View) handBack(e store.Entry, text []byte, after time.Duration) error {
 	if line != "" {
 		out.WriteString(line + "\n")
 	}
-	out.Write(runningFooter(e, v.Dir.Path()))
+	dir := ""
+	if v.Dir != nil { // nil when the tool-outputs directory hung
+		dir = v.Dir.Path() + "/" + e.ID
+	}
+	out.Write(runningFooter(e, dir))
 	return out.Flush()
 }
 
@@ -112,12 +116,12 @@ func handBackLine(id, dirArg string, after time.Duration) string {
 		id, after, text.VerbCommand(dirArg, "wait"), id, text.VerbCommand(dirArg, "read"), id, text.VerbCommand(dirArg, "stop"), id)
 }
 
-// runningFooter is the footer of running job e in the tool-outputs
-// directory dir: its live receipt with the sizes committed so far,
+// runningFooter is the footer of running job e, whose capture directory
+// is dir ("" when unknown): its live receipt with the sizes committed so far,
 // exit_status null (the short footer names no file: the .live names it has
 // now are renamed to .log when the job ends).
 func runningFooter(e store.Entry, dir string) []byte {
-	rc := e.LiveReceipt(dir + "/" + e.ID)
+	rc := e.LiveReceipt(dir)
 	rc.ExitStatus = nil
 	footer, _ := rc.Footer(false)
 	return footer

@@ -1,11 +1,12 @@
-package store
+// Package readback reads captures back (SPEC §8 `capwrap read`): a byte
+// range, a line range or the lines matching a regular expression of one
+// stream, --follow of a running capture, and both streams interleaved in
+// their order of arrival. It reads only through the store's files and
+// knows nothing of processes, redaction or previews.
+package readback
 
-// Reading a capture's streams back (SPEC §8 `capwrap read`): a byte range,
-// a line range or the lines matching a regular expression of one stream,
-// --follow of a running capture, and both streams interleaved in their
-// order of arrival (interleave.go). Reads see only committed bytes: a
-// stream file's size when it is looked at. Memory is a few fixed blocks
-// whatever the file size.
+// Reads see only committed bytes: a stream file's size when it is looked
+// at. Memory is a few fixed blocks whatever the file size.
 
 import (
 	"bufio"
@@ -18,6 +19,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/capwrap/capwrap/store"
 )
 
 // Bounds of a read.
@@ -27,14 +30,14 @@ const (
 	readBuffer = 32 << 10               // output buffer of Read, bytes
 )
 
-// StreamInterleaved is ReadStatus.Stream of an interleaved read.
+// StreamInterleaved is Status.Stream of an interleaved read.
 const StreamInterleaved = "interleaved"
 
-// ReadQuery says what [Dir.Read] prints (SPEC §8 `capwrap read`). Offsets
+// Query says what [store.Dir.Read] prints (SPEC §8 `capwrap read`). Offsets
 // and limits are in bytes, line numbers 1-based. The zero value is not a
 // query: Limit must be at least 1.
-type ReadQuery struct {
-	// Stream is Stdout or Stderr; ignored when Interleaved.
+type Query struct {
+	// Stream is store.Stdout or store.Stderr; ignored when Interleaved.
 	Stream string
 	// Offset is the byte of the stream to start at (of the merged order
 	// when Interleaved). It excludes Lines.
@@ -53,8 +56,8 @@ type ReadQuery struct {
 	Max int
 	// Context, with Grep, prints lines around each match as grep's -B
 	// and -A do: "LINE-text", with "--" between groups that do not touch
-	// (see GrepContext). Limit bounds them too.
-	Context GrepContext
+	// (see Context). Limit bounds them too.
+	Context Context
 	// Follow waits for new bytes of a running capture until it ends or
 	// Limit bytes were printed. It excludes Grep, Interleaved and a
 	// Lines range with an end.
@@ -66,11 +69,11 @@ type ReadQuery struct {
 	// Lines and Grep.
 	Interleaved bool
 	// FollowTimeout, with Follow, stops waiting after this long (0: not
-	// before the capture ends); ReadStatus.TimedOut then says so.
+	// before the capture ends); Status.TimedOut then says so.
 	FollowTimeout time.Duration
 	// Until, with Follow, stops right after the first line printed that
 	// matches it (waiting until the server says it listens, SPEC §8);
-	// ReadStatus.Matched says so. A line longer than 256 KiB is matched in
+	// Status.Matched says so. A line longer than 256 KiB is matched in
 	// pieces.
 	Until *regexp.Regexp
 	// Warnf, when not nil, is told (lowercase, no final period) that an
@@ -80,13 +83,13 @@ type ReadQuery struct {
 
 // check refuses a query that is not one (the CLI refuses these earlier,
 // with its own words).
-func (q ReadQuery) check() error {
+func (q Query) check() error {
 	switch {
 	case q.Limit < 1:
 		return fmt.Errorf("read limit %d: must be at least 1 byte", q.Limit)
 	case q.Offset < 0 || q.Max < 0 || q.Context.Before < 0 || q.Context.After < 0:
 		return errors.New("negative read offset, maximum or context")
-	case q.Context != (GrepContext{}) && q.Grep == nil:
+	case q.Context != (Context{}) && q.Grep == nil:
 		return errors.New("a read takes context lines only with a grep")
 	case q.Lines != nil && q.Offset != 0:
 		return errors.New("a read takes an offset or lines, not both")
@@ -98,12 +101,12 @@ func (q ReadQuery) check() error {
 	return nil
 }
 
-// ReadStatus is what a read found, printed by `capwrap read` as the JSON
+// Status is what a read found, printed by `capwrap read` as the JSON
 // of its last stderr line, "capwrap-read {...}" (SPEC §8).
-type ReadStatus struct {
+type Status struct {
 	// Stream is the stream read, or StreamInterleaved.
 	Stream string `json:"stream"`
-	// NextOffset is the byte offset to continue at with ReadQuery.Offset
+	// NextOffset is the byte offset to continue at with Query.Offset
 	// (of the merged order when interleaved, labels not counted).
 	NextOffset int64 `json:"next_offset"`
 	// Size is the stream's committed bytes when it was read (both streams'
@@ -131,24 +134,24 @@ type ReadStatus struct {
 	TimedOut bool `json:"timed_out,omitempty"`
 }
 
-// Read prints to w what q asks of capture e (an Entry of d, see [Dir.Entry])
+// Read prints to w what q asks of capture e (an entry of d, see [store.Dir.Entry])
 // and says what it found (SPEC §8). It buffers its output and flushes it
 // before it returns, and with Follow after each batch of new bytes. The
 // error is a refused query, an error opening or reading a file of the
 // capture (fs.ErrNotExist when a stream file is missing, one wrapping
-// [ErrNoArrival] for an interleaved read of a capture without an arrival
+// [store.ErrNoArrival] for an interleaved read of a capture without an arrival
 // index) or w's write error; the status is then incomplete.
-func (d *Dir) Read(w io.Writer, e Entry, q ReadQuery) (ReadStatus, error) {
+func Read(w io.Writer, d *store.Dir, e store.Entry, q Query) (Status, error) {
 	if err := q.check(); err != nil {
-		return ReadStatus{}, err
+		return Status{}, err
 	}
 	bw := bufio.NewWriterSize(w, readBuffer)
-	var st ReadStatus
+	var st Status
 	var err error
 	if q.Interleaved {
-		st, err = d.readInterleaved(bw, e, q)
+		st, err = readInterleaved(d, bw, e, q)
 	} else {
-		st, err = d.readStream(bw, e, q)
+		st, err = readStream(d, bw, e, q)
 	}
 	if ferr := bw.Flush(); err == nil && ferr != nil {
 		err = ferr
@@ -158,7 +161,7 @@ func (d *Dir) Read(w io.Writer, e Entry, q ReadQuery) (ReadStatus, error) {
 
 // openSized opens a stream file of capture id and returns its size in
 // bytes now: what a read of a running capture may return (committed bytes).
-func (d *Dir) openSized(id, stream string) (*os.File, int64, error) {
+func openSized(d *store.Dir, id, stream string) (*os.File, int64, error) {
 	f, _, err := d.OpenStream(id, stream)
 	if err != nil {
 		return nil, 0, err
@@ -174,9 +177,9 @@ func (d *Dir) openSized(id, stream string) (*os.File, int64, error) {
 // readStream reads one stream of capture e as q says: a byte range, a
 // line range (whole lines while they fit in q.Limit), grep matches or a
 // follow.
-func (d *Dir) readStream(w *bufio.Writer, e Entry, q ReadQuery) (ReadStatus, error) {
-	st := ReadStatus{Stream: q.Stream, Final: e.Final && !e.Running, Running: e.Running}
-	f, size, err := d.openSized(e.ID, q.Stream)
+func readStream(d *store.Dir, w *bufio.Writer, e store.Entry, q Query) (Status, error) {
+	st := Status{Stream: q.Stream, Final: e.Final && !e.Running, Running: e.Running}
+	f, size, err := openSized(d, e.ID, q.Stream)
 	if err != nil {
 		return st, err
 	}
@@ -211,7 +214,7 @@ func (d *Dir) readStream(w *bufio.Writer, e Entry, q ReadQuery) (ReadStatus, err
 		st.NextLine = &g.nextLine
 		return st, err
 	case q.Follow:
-		return d.follow(w, e.ID, f, lo, q, st)
+		return follow(d, w, e.ID, f, lo, q, st)
 	}
 	n, nl, truncated, err := copyRange(w, f, lo, hi, q.Limit, q.Lines != nil, buf)
 	st.NextOffset, st.Truncated = lo+n, truncated
@@ -267,10 +270,10 @@ type grepResult struct {
 	truncated bool
 }
 
-// GrepContext is how many lines a grep prints around each match, as
+// Context is how many lines a grep prints around each match, as
 // grep's -B and -A: context lines read "LINE-text", and groups of lines
 // that do not touch are separated by a line "--".
-type GrepContext struct {
+type Context struct {
 	Before, After int
 }
 
@@ -280,7 +283,7 @@ type grepper struct {
 	r          io.ReaderAt
 	re         *regexp.Regexp
 	maxMatches int
-	ctx        GrepContext
+	ctx        Context
 	left       int64 // output budget, bytes
 	firstLine  int64 // as grepRange's
 	line       int64 // number of the line being searched
@@ -313,7 +316,7 @@ type grepper struct {
 // that one is printed without its before-context. The before-context is
 // read back from r when a match needs it: memory is 8 bytes per line of
 // ctx.Before.
-func grepRange(w io.Writer, r io.ReaderAt, lo, hi, firstLine int64, re *regexp.Regexp, maxMatches int, limit int64, ctx GrepContext) (grepResult, error) {
+func grepRange(w io.Writer, r io.ReaderAt, lo, hi, firstLine int64, re *regexp.Regexp, maxMatches int, limit int64, ctx Context) (grepResult, error) {
 	g := grepper{w: w, r: r, re: re, maxMatches: maxMatches, ctx: ctx, left: limit, firstLine: firstLine, line: max(firstLine, 1)}
 	g.startLine, g.printedEnd, g.printedLine = g.line, lo, g.line
 	if ctx.Before > 0 {
@@ -544,7 +547,7 @@ func lineAt(firstLine, line int64, past bool) int64 {
 // follow copies stream file f of capture id from lo as it grows until the
 // capture is no longer running (finished or abandoned) or limit bytes were
 // printed. Only committed bytes are read: the file's size when looked at.
-func (d *Dir) follow(w *bufio.Writer, id string, f *os.File, lo int64, q ReadQuery, st ReadStatus) (ReadStatus, error) {
+func follow(d *store.Dir, w *bufio.Writer, id string, f *os.File, lo int64, q Query, st Status) (Status, error) {
 	buf := make([]byte, scanBlock)
 	pos, left := lo, q.Limit
 	var deadline time.Time
@@ -559,7 +562,7 @@ func (d *Dir) follow(w *bufio.Writer, id string, f *os.File, lo int64, q ReadQue
 		e, err := d.Entry(id) // first the state, then the size: a finished capture's size is final
 		if errors.Is(err, fs.ErrNotExist) {
 			// Discarded when it ended: the open file still holds all of it.
-			e, err = Entry{ID: id, Final: true}, nil
+			e, err = store.Entry{ID: id, Final: true}, nil
 			st.Removed = true
 		}
 		if err != nil {

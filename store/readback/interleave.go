@@ -1,4 +1,4 @@
-package store
+package readback
 
 // Interleaved reads (SPEC §8 `capwrap read --interleaved`): both streams
 // of a capture merged in the order of arrival its arrival index recorded
@@ -9,6 +9,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+
+	"github.com/capwrap/capwrap/store"
 )
 
 // Labels of an interleaved read: a line's first piece, and the rest of a
@@ -42,12 +44,12 @@ func newInterleaver(w *bufio.Writer, files [2]io.ReaderAt, sizes [2]int64, offse
 // readInterleaved prints both streams of capture e merged in the order of
 // arrival recorded in its arrival index, from merged offset q.Offset, at
 // most q.Limit bytes with labels.
-func (d *Dir) readInterleaved(w *bufio.Writer, e Entry, q ReadQuery) (ReadStatus, error) {
-	st := ReadStatus{Stream: StreamInterleaved, Final: e.Final && !e.Running, Running: e.Running}
+func readInterleaved(d *store.Dir, w *bufio.Writer, e store.Entry, q Query) (Status, error) {
+	st := Status{Stream: StreamInterleaved, Final: e.Final && !e.Running, Running: e.Running}
 	var files [2]io.ReaderAt
 	var sizes [2]int64
-	for i, name := range []string{Stdout, Stderr} {
-		f, size, err := d.openSized(e.ID, name)
+	for i, name := range []string{store.Stdout, store.Stderr} {
+		f, size, err := openSized(d, e.ID, name)
 		if err != nil {
 			return st, err
 		}
@@ -77,7 +79,7 @@ func (d *Dir) readInterleaved(w *bufio.Writer, e Entry, q ReadQuery) (ReadStatus
 // by stream, after uncovered is told how many of each stream that is;
 // not for a running capture, whose index may still grow. It returns the
 // merged offset to continue at and whether the budget ran out first.
-func (iv *interleaver) run(next func() (ArrivalRecord, error), running bool, uncovered func(rest [2]int64)) (nextOffset int64, truncated bool, err error) {
+func (iv *interleaver) run(next func() (store.ArrivalRecord, error), running bool, uncovered func(rest [2]int64)) (nextOffset int64, truncated bool, err error) {
 	for {
 		rec, err := next()
 		if errors.Is(err, io.EOF) {
@@ -87,7 +89,7 @@ func (iv *interleaver) run(next func() (ArrivalRecord, error), running bool, unc
 			return iv.merged, false, err
 		}
 		s := 0
-		if rec.Stream == Stderr {
+		if rec.Stream == store.Stderr {
 			s = 1
 		}
 		end := min(rec.Offset+rec.Length, iv.sizes[s])

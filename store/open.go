@@ -10,10 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Reading captures back (SPEC §8): the verbs list, show, read and prune
-// open an existing tool-outputs directory, never create one, and reach
-// every file through its os.Root, refusing symbolic links, hard links and
-// anything but regular files at the names they read.
+// Opening a tool-outputs directory and the files of its captures. The verbs
+// of SPEC §8 (list, show, read, prune) open an existing one, never create
+// one, and reach every file through its os.Root, refusing symbolic links,
+// hard links and anything but regular files at the names they read.
 
 // ErrNoDir reports that the tool-outputs directory does not exist.
 var ErrNoDir = errors.New("no tool-outputs directory")
@@ -40,6 +40,17 @@ func OpenExisting(path string) (*Dir, error) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoDir)
 	case err != nil:
 		return nil, err
+	}
+	return openVerified(path, abs, fi)
+}
+
+// openVerified opens the tool-outputs directory at path (abs, absolute),
+// which Lstat described as fi, as an os.Root: one that is a symbolic link
+// or not a directory is refused, and so is one whose name was swapped
+// between the Lstat and the open (SPEC §4). Open and OpenExisting both
+// open through it.
+func openVerified(path, abs string, fi fs.FileInfo) (*Dir, error) {
+	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, fmt.Errorf("tool-outputs directory %s is a symbolic link; refusing it", path)
 	case !fi.IsDir():

@@ -1,4 +1,4 @@
-package store
+package readback
 
 // Line ranges over a stream file (SPEC §8 `capwrap read --lines A:B`),
 // found by scanning in fixed blocks: forward from the start for positive

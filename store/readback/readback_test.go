@@ -1,4 +1,4 @@
-package store
+package readback
 
 import (
 	"bufio"
@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"github.com/capwrap/capwrap/receipt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/capwrap/capwrap/store"
 )
 
 func TestCopyRange(t *testing.T) {
@@ -91,7 +94,7 @@ func TestGrepRange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		res, err := grepRange(&out, strings.NewReader(tt.content), tt.lo, tt.hi, tt.firstLine, regexp.MustCompile(tt.re), tt.max, tt.limit, GrepContext{})
+		res, err := grepRange(&out, strings.NewReader(tt.content), tt.lo, tt.hi, tt.firstLine, regexp.MustCompile(tt.re), tt.max, tt.limit, Context{})
 		if err != nil || out.String() != tt.want || res != tt.res {
 			got := out.String()
 			if len(got) > 80 {
@@ -115,39 +118,39 @@ func TestGrepRangeContext(t *testing.T) {
 		name          string
 		content       string
 		lo, firstLine int64
-		ctx           GrepContext
+		ctx           Context
 		max           int
 		limit         int64
 		want          string
 		res           grepResult
 	}{
-		{"-C1", c, 0, 1, GrepContext{1, 1}, 0, 1000,
+		{"-C1", c, 0, 1, Context{1, 1}, 0, 1000,
 			"2-b\n3:X1\n4-c\n--\n8-g\n9:X2\n10-h\n11:X3\n12-i\n", grepResult{29, 14, 3, false}},
-		{"-B2", c, 0, 1, GrepContext{2, 0}, 0, 1000,
+		{"-B2", c, 0, 1, Context{2, 0}, 0, 1000,
 			"1-a\n2-b\n3:X1\n--\n7-f\n8-g\n9:X2\n10-h\n11:X3\n", grepResult{29, 14, 3, false}},
-		{"-A2", c, 0, 1, GrepContext{0, 2}, 0, 1000,
+		{"-A2", c, 0, 1, Context{0, 2}, 0, 1000,
 			"3:X1\n4-c\n5-d\n--\n9:X2\n10-h\n11:X3\n12-i\n13-j\n", grepResult{29, 14, 3, false}},
-		{"-C3: groups that touch merge", c, 0, 1, GrepContext{3, 3}, 0, 1000,
+		{"-C3: groups that touch merge", c, 0, 1, Context{3, 3}, 0, 1000,
 			"1-a\n2-b\n3:X1\n4-c\n5-d\n6-e\n7-f\n8-g\n9:X2\n10-h\n11:X3\n12-i\n13-j\n", grepResult{29, 14, 3, false}},
-		{"--max 1 -A1: the after-context still", c, 0, 1, GrepContext{0, 1}, 1, 1000,
+		{"--max 1 -A1: the after-context still", c, 0, 1, Context{0, 1}, 1, 1000,
 			"3:X1\n4-c\n", grepResult{9, 5, 1, true}},
-		{"--max 1 -B1", c, 0, 1, GrepContext{1, 0}, 1, 1000,
+		{"--max 1 -B1", c, 0, 1, Context{1, 0}, 1, 1000,
 			"2-b\n3:X1\n", grepResult{7, 4, 1, true}},
-		{"a group that does not fit is left whole", c, 0, 1, GrepContext{1, 1}, 0, 20,
+		{"a group that does not fit is left whole", c, 0, 1, Context{1, 1}, 0, 20,
 			"2-b\n3:X1\n4-c\n", grepResult{15, 8, 1, true}},
-		{"after-context cut at the limit", c, 0, 1, GrepContext{0, 2}, 0, 12,
+		{"after-context cut at the limit", c, 0, 1, Context{0, 2}, 0, 12,
 			"3:X1\n4-c\n", grepResult{9, 5, 1, true}},
-		{"the first match without its context", c, 0, 1, GrepContext{2, 0}, 0, 6,
+		{"the first match without its context", c, 0, 1, Context{2, 0}, 0, 6,
 			"3:X1\n", grepResult{13, 7, 1, true}},
-		{"the first match cut", c, 0, 1, GrepContext{2, 2}, 0, 3,
+		{"the first match cut", c, 0, 1, Context{2, 2}, 0, 3,
 			"3:X", grepResult{7, 4, 0, true}},
-		{"no context before the range", c, 4, 3, GrepContext{2, 0}, 0, 1000,
+		{"no context before the range", c, 4, 3, Context{2, 0}, 0, 1000,
 			"3:X1\n--\n7-f\n8-g\n9:X2\n10-h\n11:X3\n", grepResult{29, 14, 3, false}},
-		{"relative numbers", c, 13, 0, GrepContext{1, 1}, 0, 1000,
+		{"relative numbers", c, 13, 0, Context{1, 1}, 0, 1000,
 			"2-g\n3:X2\n4-h\n5:X3\n6-i\n", grepResult{29, 0, 2, false}},
-		{"a long line as context, in pieces", long + "\nX\n", 0, 1, GrepContext{1, 0}, 0, 3 * grepBlock,
+		{"a long line as context, in pieces", long + "\nX\n", 0, 1, Context{1, 0}, 0, 3 * grepBlock,
 			"1-" + long[:grepBlock] + "\n1-" + long[grepBlock:] + "\n2:X\n", grepResult{int64(len(long)) + 3, 3, 1, false}},
-		{"the pieces of the match line before it", long + "X\nb\n", 0, 1, GrepContext{1, 1}, 0, 3 * grepBlock,
+		{"the pieces of the match line before it", long + "X\nb\n", 0, 1, Context{1, 1}, 0, 3 * grepBlock,
 			"1-" + long[:grepBlock] + "\n1:" + long[grepBlock:] + "X\n2-b\n", grepResult{int64(len(long)) + 4, 3, 1, false}},
 	}
 	for _, tt := range tests {
@@ -167,10 +170,10 @@ func TestGrepRangeContext(t *testing.T) {
 }
 
 // arrivals returns a record source over recs, as ArrivalReader.Next.
-func arrivals(recs ...ArrivalRecord) func() (ArrivalRecord, error) {
-	return func() (ArrivalRecord, error) {
+func arrivals(recs ...store.ArrivalRecord) func() (store.ArrivalRecord, error) {
+	return func() (store.ArrivalRecord, error) {
 		if len(recs) == 0 {
-			return ArrivalRecord{}, io.EOF
+			return store.ArrivalRecord{}, io.EOF
 		}
 		r := recs[0]
 		recs = recs[1:]
@@ -184,7 +187,7 @@ type interleaveCase struct {
 	name          string
 	stdout        string
 	stderr        string
-	recs          []ArrivalRecord
+	recs          []store.ArrivalRecord
 	running       bool
 	offset, limit int64
 	want          string
@@ -196,9 +199,9 @@ type interleaveCase struct {
 func interleaveCases() []interleaveCase {
 	out4 := "out1\nout2\nout3\nout4\n"
 	err4 := "err1\nerr2\nerr3\nerr4\n"
-	var alternate []ArrivalRecord
+	var alternate []store.ArrivalRecord
 	for i := range int64(4) {
-		alternate = append(alternate, ArrivalRecord{Stream: Stdout, Offset: 5 * i, Length: 5}, ArrivalRecord{Stream: Stderr, Offset: 5 * i, Length: 5})
+		alternate = append(alternate, store.ArrivalRecord{Stream: store.Stdout, Offset: 5 * i, Length: 5}, store.ArrivalRecord{Stream: store.Stderr, Offset: 5 * i, Length: 5})
 	}
 	return []interleaveCase{
 		{"alternate", out4, err4, alternate, false, 0, 1000,
@@ -207,25 +210,25 @@ func interleaveCases() []interleaveCase {
 			"stderr| err3\nstdout| out4\n", 35, true, ""},
 		{"offset past the end", out4, err4, alternate, false, 50, 30, "", 50, false, ""},
 		{"a line cut by the other stream", "abcdef\n", "E\n",
-			[]ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 3}, {Stream: Stderr, Offset: 0, Length: 2}, {Stream: Stdout, Offset: 3, Length: 4}}, false, 0, 1000,
+			[]store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 3}, {Stream: store.Stderr, Offset: 0, Length: 2}, {Stream: store.Stdout, Offset: 3, Length: 4}}, false, 0, 1000,
 			"stdout| abc\nstderr| E\nstdout+ def\n", 9, false, ""},
 		{"an unfinished last line is ended", "abc", "",
-			[]ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 3}}, false, 0, 1000, "stdout| abc\n", 3, false, ""},
-		{"offset mid-line", "hello\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 6}}, false, 2, 1000,
+			[]store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 3}}, false, 0, 1000, "stdout| abc\n", 3, false, ""},
+		{"offset mid-line", "hello\n", "", []store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 6}}, false, 2, 1000,
 			"stdout+ llo\n", 6, false, ""},
-		{"the first line is cut to fit", "abcdefgh\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 9}}, false, 0, 10,
+		{"the first line is cut to fit", "abcdefgh\n", "", []store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 9}}, false, 0, 10,
 			"stdout| ab", 2, true, ""},
-		{"no room for a label", "abcdefgh\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 9}}, false, 0, 8,
+		{"no room for a label", "abcdefgh\n", "", []store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 9}}, false, 0, 8,
 			"", 0, true, ""},
-		{"a later line is not cut", "a\nbcdefgh\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 10}}, false, 0, 20,
+		{"a later line is not cut", "a\nbcdefgh\n", "", []store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 10}}, false, 0, 20,
 			"stdout| a\n", 2, true, ""},
-		{"the index ends early", "a\nb\n", "E\n", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 2}}, false, 0, 1000,
+		{"the index ends early", "a\nb\n", "E\n", []store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 2}}, false, 0, 1000,
 			"stdout| a\nstdout| b\nstderr| E\n", 6, false, "2 2"},
-		{"running: stop at a chunk not committed", "a\n", "E", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 2}, {Stream: Stderr, Offset: 0, Length: 2}}, true, 0, 1000,
+		{"running: stop at a chunk not committed", "a\n", "E", []store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 2}, {Stream: store.Stderr, Offset: 0, Length: 2}}, true, 0, 1000,
 			"stdout| a\n", 2, false, ""},
-		{"running: no warning for bytes not yet indexed", "a\nb\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 2}}, true, 0, 1000,
+		{"running: no warning for bytes not yet indexed", "a\nb\n", "", []store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 2}}, true, 0, 1000,
 			"stdout| a\n", 2, false, ""},
-		{"finished: a record past the file is cut", "a\n", "", []ArrivalRecord{{Stream: Stdout, Offset: 0, Length: 5}}, false, 0, 1000,
+		{"finished: a record past the file is cut", "a\n", "", []store.ArrivalRecord{{Stream: store.Stdout, Offset: 0, Length: 5}}, false, 0, 1000,
 			"stdout| a\n", 2, false, ""},
 	}
 }
@@ -264,14 +267,14 @@ func TestInterleave(t *testing.T) {
 // writeCapture writes chunks to c's streams in order, through its arrival
 // index: even chunks to stdout, odd ones to stderr; then finalizes and
 // publishes it.
-func writeCapture(t *testing.T, c *Capture, chunks ...string) {
+func writeCapture(t *testing.T, c *store.Capture, chunks ...string) {
 	t.Helper()
 	a, err := c.Arrival(time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, ch := range chunks {
-		s := []string{Stdout, Stderr}[i%2]
+		s := []string{store.Stdout, store.Stderr}[i%2]
 		writeAll(c.Stream(s), []byte(ch), len(ch))
 		a.Writer(s).Write([]byte(ch))
 	}
@@ -281,7 +284,7 @@ func writeCapture(t *testing.T, c *Capture, chunks ...string) {
 	publish(t, c)
 }
 
-func publish(t *testing.T, c *Capture) {
+func publish(t *testing.T, c *store.Capture) {
 	t.Helper()
 	if _, err := c.Finalize(); err != nil {
 		t.Fatal(err)
@@ -292,7 +295,7 @@ func publish(t *testing.T, c *Capture) {
 	}
 }
 
-// TestRead reads a finished capture back through Dir.Read, every mode but
+// TestRead reads a finished capture back through Read, every mode but
 // follow.
 func TestRead(t *testing.T) {
 	d, c := newTestCapture(t)
@@ -304,26 +307,26 @@ func TestRead(t *testing.T) {
 	lines := func(a, b int64) *LineRange { return &LineRange{a, b} }
 	tests := []struct {
 		name string
-		q    ReadQuery
+		q    Query
 		want string
-		st   ReadStatus
+		st   Status
 	}{
-		{"all", ReadQuery{Stream: Stdout, Limit: 100}, "one\ntwo\nthree\nfour\n",
-			ReadStatus{Stream: Stdout, NextOffset: 19, Size: 19, Final: true}},
-		{"bytes", ReadQuery{Stream: Stdout, Offset: 4, Limit: 6}, "two\nth",
-			ReadStatus{Stream: Stdout, NextOffset: 10, Size: 19, Final: true, Truncated: true}},
-		{"stderr", ReadQuery{Stream: Stderr, Limit: 100}, "E1\nE2\n",
-			ReadStatus{Stream: Stderr, NextOffset: 6, Size: 6, Final: true}},
-		{"lines cut to whole lines", ReadQuery{Stream: Stdout, Lines: lines(2, 0), Limit: 12}, "two\nthree\n",
-			ReadStatus{Stream: Stdout, NextOffset: 14, Size: 19, Final: true, Truncated: true, NextLine: new(int64(4))}},
-		{"last line", ReadQuery{Stream: Stdout, Lines: lines(-1, 0), Limit: 100}, "four\n",
-			ReadStatus{Stream: Stdout, NextOffset: 19, Size: 19, Final: true}},
-		{"interleaved", ReadQuery{Interleaved: true, Limit: 100}, "stdout| one\nstdout| two\nstderr| E1\nstdout| three\nstdout| four\nstderr| E2\n",
-			ReadStatus{Stream: StreamInterleaved, NextOffset: 25, Size: 25, Final: true}},
+		{"all", Query{Stream: store.Stdout, Limit: 100}, "one\ntwo\nthree\nfour\n",
+			Status{Stream: store.Stdout, NextOffset: 19, Size: 19, Final: true}},
+		{"bytes", Query{Stream: store.Stdout, Offset: 4, Limit: 6}, "two\nth",
+			Status{Stream: store.Stdout, NextOffset: 10, Size: 19, Final: true, Truncated: true}},
+		{"stderr", Query{Stream: store.Stderr, Limit: 100}, "E1\nE2\n",
+			Status{Stream: store.Stderr, NextOffset: 6, Size: 6, Final: true}},
+		{"lines cut to whole lines", Query{Stream: store.Stdout, Lines: lines(2, 0), Limit: 12}, "two\nthree\n",
+			Status{Stream: store.Stdout, NextOffset: 14, Size: 19, Final: true, Truncated: true, NextLine: new(int64(4))}},
+		{"last line", Query{Stream: store.Stdout, Lines: lines(-1, 0), Limit: 100}, "four\n",
+			Status{Stream: store.Stdout, NextOffset: 19, Size: 19, Final: true}},
+		{"interleaved", Query{Interleaved: true, Limit: 100}, "stdout| one\nstdout| two\nstderr| E1\nstdout| three\nstdout| four\nstderr| E2\n",
+			Status{Stream: StreamInterleaved, NextOffset: 25, Size: 25, Final: true}},
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		st, err := d.Read(&out, e, tt.q)
+		st, err := Read(&out, d, e, tt.q)
 		got, _ := json.Marshal(st)
 		want, _ := json.Marshal(tt.st)
 		if err != nil || out.String() != tt.want || string(got) != string(want) {
@@ -332,25 +335,25 @@ func TestRead(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	st, err := d.Read(&out, e, ReadQuery{Stream: Stdout, Grep: regexp.MustCompile("o"), Max: 2, Limit: 100})
+	st, err := Read(&out, d, e, Query{Stream: store.Stdout, Grep: regexp.MustCompile("o"), Max: 2, Limit: 100})
 	if err != nil || out.String() != "1:one\n2:two\n" || st.Matches == nil || *st.Matches != 2 || *st.NextLine != 3 || !st.Truncated {
 		t.Errorf("grep: got %q, %+v, %v", out.String(), st, err)
 	}
 	out.Reset()
-	st, err = d.Read(&out, e, ReadQuery{Stream: Stdout, Grep: regexp.MustCompile("^f"), Context: GrepContext{Before: 1, After: 1}, Limit: 100})
+	st, err = Read(&out, d, e, Query{Stream: store.Stdout, Grep: regexp.MustCompile("^f"), Context: Context{Before: 1, After: 1}, Limit: 100})
 	if err != nil || out.String() != "3-three\n4:four\n" || *st.Matches != 1 || *st.NextLine != 5 || st.Truncated {
 		t.Errorf("grep with context: got %q, %+v, %v", out.String(), st, err)
 	}
-	for _, q := range []ReadQuery{
-		{Stream: Stdout},
-		{Stream: Stdout, Limit: 10, Offset: 1, Lines: lines(1, 2)},
-		{Stream: Stdout, Limit: 10, Follow: true, Grep: regexp.MustCompile("x")},
+	for _, q := range []Query{
+		{Stream: store.Stdout},
+		{Stream: store.Stdout, Limit: 10, Offset: 1, Lines: lines(1, 2)},
+		{Stream: store.Stdout, Limit: 10, Follow: true, Grep: regexp.MustCompile("x")},
 		{Interleaved: true, Limit: 10, Lines: lines(1, 2)},
 		{Stream: "stdin", Limit: 10},
-		{Stream: Stdout, Limit: 10, Context: GrepContext{After: 1}},
-		{Stream: Stdout, Limit: 10, Grep: regexp.MustCompile("x"), Context: GrepContext{Before: -1}},
+		{Stream: store.Stdout, Limit: 10, Context: Context{After: 1}},
+		{Stream: store.Stdout, Limit: 10, Grep: regexp.MustCompile("x"), Context: Context{Before: -1}},
 	} {
-		if _, err := d.Read(io.Discard, e, q); err == nil {
+		if _, err := Read(io.Discard, d, e, q); err == nil {
 			t.Errorf("Read(%+v) accepted", q)
 		}
 	}
@@ -358,14 +361,14 @@ func TestRead(t *testing.T) {
 
 func TestReadInterleavedWithoutIndex(t *testing.T) {
 	d, c := newTestCapture(t)
-	writeAll(c.Stream(Stdout), []byte("x\n"), 2)
+	writeAll(c.Stream(store.Stdout), []byte("x\n"), 2)
 	publish(t, c)
 	e, err := d.Entry(c.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Read(io.Discard, e, ReadQuery{Interleaved: true, Limit: 10}); !errors.Is(err, ErrNoArrival) {
-		t.Errorf("interleaved read without an index: %v, want ErrNoArrival", err)
+	if _, err := Read(io.Discard, d, e, Query{Interleaved: true, Limit: 10}); !errors.Is(err, store.ErrNoArrival) {
+		t.Errorf("interleaved read without an index: %v, want store.ErrNoArrival", err)
 	}
 }
 
@@ -373,7 +376,7 @@ func TestReadInterleavedWithoutIndex(t *testing.T) {
 // before and after the read started, and a final status.
 func TestReadFollow(t *testing.T) {
 	d, c := newTestCapture(t)
-	out := c.Stream(Stdout)
+	out := c.Stream(store.Stdout)
 	writeAll(out, []byte("a\n"), 2)
 	for out.Committed() < 2 {
 		time.Sleep(time.Millisecond)
@@ -384,12 +387,12 @@ func TestReadFollow(t *testing.T) {
 	}
 	pr, pw := io.Pipe()
 	type result struct {
-		st  ReadStatus
+		st  Status
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		st, err := d.Read(pw, e, ReadQuery{Stream: Stdout, Limit: 100, Follow: true})
+		st, err := Read(pw, d, e, Query{Stream: store.Stdout, Limit: 100, Follow: true})
 		pw.Close()
 		done <- result{st, err}
 	}()
@@ -401,7 +404,7 @@ func TestReadFollow(t *testing.T) {
 	publish(t, c)
 	rest, _ := io.ReadAll(br)
 	r := <-done
-	if r.err != nil || string(rest) != "b\n" || r.st != (ReadStatus{Stream: Stdout, NextOffset: 4, Size: 4, Final: true}) {
+	if r.err != nil || string(rest) != "b\n" || r.st != (Status{Stream: store.Stdout, NextOffset: 4, Size: 4, Final: true}) {
 		t.Errorf("followed to the end: %q, %+v, %v", rest, r.st, r.err)
 	}
 }
@@ -411,7 +414,7 @@ func TestReadFollow(t *testing.T) {
 // follow; neither waits for the capture's end.
 func TestReadFollowUntil(t *testing.T) {
 	d, c := newTestCapture(t)
-	out := c.Stream(Stdout)
+	out := c.Stream(store.Stdout)
 	writeAll(out, []byte("starting\nServing HT"), 19)
 	writeAll(out, []byte("TP on port 80\nafter\n"), 20)
 	for out.Committed() < 39 {
@@ -422,13 +425,13 @@ func TestReadFollowUntil(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	st, err := d.Read(&b, e, ReadQuery{Stream: Stdout, Limit: 1000, Follow: true, Until: regexp.MustCompile(`Serving HTTP`)})
+	st, err := Read(&b, d, e, Query{Stream: store.Stdout, Limit: 1000, Follow: true, Until: regexp.MustCompile(`Serving HTTP`)})
 	if err != nil || b.String() != "starting\nServing HTTP on port 80\n" || !st.Matched || st.NextOffset != 33 || !st.Running {
 		t.Errorf("until: %q, %+v, %v", b.String(), st, err)
 	}
 	b.Reset()
 	start := time.Now()
-	st, err = d.Read(&b, e, ReadQuery{Stream: Stdout, Offset: 33, Limit: 1000, Follow: true, FollowTimeout: 200 * time.Millisecond,
+	st, err = Read(&b, d, e, Query{Stream: store.Stdout, Offset: 33, Limit: 1000, Follow: true, FollowTimeout: 200 * time.Millisecond,
 		Until: regexp.MustCompile(`never`)})
 	if err != nil || b.String() != "after\n" || st.Matched || !st.TimedOut || time.Since(start) < 200*time.Millisecond {
 		t.Errorf("timeout: %q, %+v, %v after %v", b.String(), st, err, time.Since(start))
@@ -456,34 +459,29 @@ func TestLineMatcherPieces(t *testing.T) {
 	}
 }
 
-// TestControlFIFO: a job's control FIFO carries a line to its reader;
-// without a reader, SendControl says nobody supervises the capture.
-func TestControlFIFO(t *testing.T) {
-	d, c := newTestCapture(t)
-	if err := d.SendControl(c.ID(), "signal 15"); !errors.Is(err, ErrNotJob) {
-		t.Errorf("no FIFO: %v", err)
-	}
-	f, err := c.OpenControl()
+// newTestCapture opens a tool-outputs directory in a temporary directory
+// and creates a capture in it.
+func newTestCapture(t *testing.T) (*store.Dir, *store.Capture) {
+	t.Helper()
+	d, _, err := store.Open(filepath.Join(t.TempDir(), "tool-outputs"), true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.SendControl(c.ID(), "signal 15"); err != nil {
+	t.Cleanup(func() { d.Close() })
+	c, err := d.Create(time.Now(), store.DefaultLimits())
+	if err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 64)
-	n, err := f.Read(buf)
-	if err != nil || string(buf[:n]) != "signal 15\n" {
-		t.Errorf("read %q, %v", buf[:n], err)
+	return d, c
+}
+
+// writeAll writes data to w in writes of n bytes.
+func writeAll(w *store.StreamWriter, data []byte, n int) {
+	for len(data) > 0 {
+		k := min(n, len(data))
+		if got, err := w.Write(data[:k]); got != k || err != nil {
+			panic(fmt.Sprintf("Write = %d, %v", got, err))
+		}
+		data = data[k:]
 	}
-	f.Close()
-	if err := d.SendControl(c.ID(), "signal 15"); !errors.Is(err, ErrNoSupervisor) {
-		t.Errorf("FIFO without a reader: %v", err)
-	}
-	if err := c.WritePreview([]byte("preview\n")); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := d.ReadPreview(c.ID()); err != nil || string(b) != "preview\n" {
-		t.Errorf("preview %q, %v", b, err)
-	}
-	publish(t, c)
 }
