@@ -188,6 +188,7 @@ func TestTerminalInteractiveShell(t *testing.T) {
 	}
 	s.run("capwrap -- bash --noprofile --rcfile " + rc)
 	s.waitFor("INNER$", 5*time.Second)
+	s.waitReadline()
 	s.run(`echo "inner-$((20+22))"`)
 	s.waitFor("inner-42", 5*time.Second) // not in what was typed
 	if _, err := exec.LookPath("less"); err == nil {
@@ -245,6 +246,25 @@ func TestTerminalEarlyCtrlC(t *testing.T) {
 			t.Logf("Ctrl-C %d ms after the start landed before capwrap could catch it", ms)
 		}
 		s.checkSane()
+	}
+}
+
+// waitReadline waits until a shell in the pane reads a line with readline:
+// the pane's terminal is out of canonical mode (readline sets it so when
+// it is ready for keys; what is typed before may be flushed).
+func (s *termSession) waitReadline() {
+	s.t.Helper()
+	tty := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "t", "#{pane_tty}"))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _ := exec.Command("stty", "-a", "-F", tty).Output()
+		if strings.Contains(string(out), "-icanon") {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the shell never read the terminal; stty:\n%s\nscreen:\n%s", out, s.screen())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
