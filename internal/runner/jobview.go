@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/receipt"
@@ -186,7 +187,7 @@ func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 				return 1, 0
 			}
 			var text []byte
-			if herr := newGuard(v.Stall).do("reading the job's capture", func() { text, err = v.previewSoFar(e) }, nil); herr != nil {
+			if herr := guard.New(v.Stall).Do("reading the job's capture", func() { text, err = v.previewSoFar(e) }, nil); herr != nil {
 				v.Diag.Warnf("capture %s: %v: no preview", id, herr)
 			} else if err != nil {
 				v.Diag.Warnf("capture %s: %v: no preview", id, store.UnwrapPath(err))
@@ -205,11 +206,11 @@ func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 // awaitEnd polls capture id until it is final or abandoned, or deadline
 // (zero: none) has passed.
 func (v View) awaitEnd(id string, deadline time.Time) (store.Entry, error) {
-	g := newGuard(v.Stall)
+	g := guard.New(v.Stall)
 	for {
 		var e store.Entry
 		var err error
-		if herr := g.do("reading the tool-outputs directory", func() { e, err = v.Dir.Entry(id) }, nil); herr != nil {
+		if herr := g.Do("reading the tool-outputs directory", func() { e, err = v.Dir.Entry(id) }, nil); herr != nil {
 			return e, herr
 		}
 		if err != nil || e.Final || e.Abandoned {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/receipt"
@@ -190,7 +191,7 @@ func handedBack(cfg Config, mode Mode, rc *receipt.Receipt, after time.Duration)
 	e := store.Entry{ID: *rc.ID, Receipt: rc}
 	var text []byte
 	var err error
-	herr := newGuard(v.Stall).do("reading the job's capture", func() {
+	herr := guard.New(v.Stall).Do("reading the job's capture", func() {
 		if v.Dir, err = store.OpenExisting(filepath.Dir(*rc.Dir)); err != nil {
 			return
 		}
@@ -215,7 +216,7 @@ func handedBack(cfg Config, mode Mode, rc *receipt.Receipt, after time.Duration)
 		v.DirArg = store.ReadArgFor(filepath.Dir(*rc.AbsDir), cfg.Getenv)
 	}
 	if f := cfg.ReceiptFile; f != "" {
-		if err := writeReceiptFile(f, e.Receipt, newGuard(v.Stall).stall); err != nil {
+		if err := writeReceiptFile(f, e.Receipt, guard.New(v.Stall).Stall()); err != nil {
 			cfg.Diag.Warnf("cannot write --receipt-file %s: %v", f, err)
 		}
 	}

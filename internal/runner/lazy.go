@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -19,7 +20,7 @@ type lazyCapture struct {
 	started time.Time   // the run's start, for the arrival index
 	onError func(error) // reports a failure to create, once; may be called from a pump goroutine
 	warnf   func(format string, args ...any)
-	guard   *guard // bounds the creation (nil: unbounded)
+	guard   *guard.Guard // bounds the creation (nil: unbounded)
 
 	once    sync.Once
 	mu      sync.Mutex
@@ -38,12 +39,12 @@ type made struct {
 
 // get returns the capture, creating it on the first call. The error is the
 // creation's, the same on every call; the capture is then nil. A creation
-// that hangs past the stall timeout is given up (errHung), and what it
+// that hangs past the stall timeout is given up (guard.ErrHung), and what it
 // makes after that is discarded.
 func (l *lazyCapture) get() (*store.Capture, error) {
 	l.once.Do(func() {
 		var g made // the creating goroutine's; read here only once it is done
-		herr := l.guard.do("creating the capture", func() {
+		herr := l.guard.Do("creating the capture", func() {
 			g.c, g.err = l.create()
 			if g.err == nil {
 				// The arrival index records the order in which

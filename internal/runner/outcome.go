@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
@@ -356,7 +357,7 @@ func (o *Outcome) forwardedText() string {
 // system hung, with the cause.
 func notMade(err error) store.Result {
 	reason := receipt.ReasonWriteError
-	if errors.As(err, new(errHung)) {
+	if errors.As(err, new(guard.ErrHung)) {
 		reason = receipt.ReasonWriterStalled
 	}
 	return store.Result{State: receipt.CaptureFailed, Reason: new(reason),

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
@@ -299,5 +300,16 @@ func TestFooterForms(t *testing.T) {
 	if !strings.Contains(string(short), `"id":"20261130T030612Z-k3j4h5g6x2"`) || strings.Contains(string(short), `"abs_dir"`) ||
 		strings.Count(string(short), "\n") != 1 {
 		t.Errorf("short footer of a kept capture %q", short)
+	}
+}
+
+// TestNotMadeHung: a capture given up on a hung file system is
+// writer_stalled, one that failed otherwise write_error.
+func TestNotMadeHung(t *testing.T) {
+	if r := notMade(guard.ErrHung{"creating the capture", time.Second}); *r.Reason != "writer_stalled" || r.State != "failed" {
+		t.Errorf("hung: %v %v", r.State, *r.Reason)
+	}
+	if r := notMade(errors.New("no space left on device")); *r.Reason != "write_error" {
+		t.Errorf("write error: %v", *r.Reason)
 	}
 }

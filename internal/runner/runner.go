@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/preview"
@@ -130,7 +131,7 @@ func UnderCapwrap(getenv func(string) string, stdout *os.File) bool {
 // mount is flushed at exit, and that wait cannot be interrupted), but a
 // caller reading capwrap's output sees its end, the receipt last, at once.
 func (r *run) closeOutputIfHung() {
-	if r.guard.failed() != nil {
+	if r.guard.Failed() != nil {
 		r.cfg.Stdout.Close()
 		r.cfg.Stderr.Close()
 	}
@@ -149,7 +150,7 @@ type run struct {
 	sinks   [2]*sink
 	pty     wrap.PTYMode     // the streams that are ptys (--pty)
 	tty     *os.File         // the controlling terminal, for job control; nil if none
-	guard   *guard           // bounds every step of the store (hung file systems)
+	guard   *guard.Guard     // bounds every step of the store (hung file systems)
 	job     *jobPresenter    // a background job's presentation, or nil
 	signals <-chan os.Signal // the job's signals from elsewhere (stop, a launcher gone)
 	control *os.File         // the job's control FIFO, once made
@@ -186,7 +187,7 @@ func prepare(cfg Config) (*run, error) {
 		r.signals = cfg.Job.start()
 	}
 	r.out = Outcome{Launched: time.Now(), Redacting: !cfg.Redaction.Off, Strict: cfg.Strict}
-	r.guard = newGuard(cfg.Limits.StallTimeout)
+	r.guard = guard.New(cfg.Limits.StallTimeout)
 	var err error
 	if r.policy, err = startPolicy(cfg.Redaction, cfg.Environ); err != nil {
 		d.Errorf("%v", err)
@@ -207,7 +208,7 @@ func prepare(cfg Config) (*run, error) {
 	r.lazy = &lazyCapture{started: time.Now(), warnf: d.Warnf, guard: r.guard,
 		create: func() (*store.Capture, error) {
 			if r.dir == nil {
-				return nil, r.guard.failed()
+				return nil, r.guard.Failed()
 			}
 			return r.dir.Create(time.Now(), cfg.Limits)
 		},
@@ -233,6 +234,13 @@ func prepare(cfg Config) (*run, error) {
 	return r, nil
 }
 
+// openGrace is the longest the command's start waits for the tool-outputs
+// directory to be opened and checked (or --stall-timeout, if shorter). A
+// directory that has not answered by then is on a hung file system: the
+// command starts without a capture rather than wait for it (SPEC §3: the
+// store never holds the command hostage).
+const openGrace = time.Second
+
 // openDir opens the tool-outputs directory (SPEC §4), or says why it
 // cannot be used and what to do. A directory that does not answer within
 // openGrace (a hung file system) is not waited for: the command then runs
@@ -243,7 +251,7 @@ func (r *run) openDir() (*store.Dir, error) {
 	var dir *store.Dir
 	var warnings []string
 	var err error
-	if herr := r.guard.within(min(openGrace, r.guard.stall), "opening the tool-outputs directory", func() {
+	if herr := r.guard.Within(min(openGrace, r.guard.Stall()), "opening the tool-outputs directory", func() {
 		dir, warnings, err = store.Open(path, chosen, cfg.Getenv)
 	}, func() {
 		if dir != nil {
@@ -284,7 +292,7 @@ func (r *run) closeDir() {
 		r.tty.Close()
 	}
 	if r.dir != nil {
-		r.guard.do("closing the tool-outputs directory", func() { r.dir.Close() }, nil)
+		r.guard.Do("closing the tool-outputs directory", func() { r.dir.Close() }, nil)
 	}
 }
 
@@ -333,7 +341,7 @@ func (r *run) spawn() {
 	}
 	if liveTimer != nil && !liveTimer.Stop() {
 		// Before the capture is finalized or discarded.
-		r.guard.do("writing the live receipt", func() { <-liveWritten }, nil)
+		r.guard.Do("writing the live receipt", func() { <-liveWritten }, nil)
 	}
 }
 
@@ -394,7 +402,7 @@ func (r *run) settle() error {
 	policy, err := r.policy()
 	if err != nil { // not expected: CheckPatterns has passed; the sinks wrote nothing
 		if c, _ := r.lazy.made(); c != nil {
-			r.guard.do("removing the capture", func() { c.Discard() }, nil)
+			r.guard.Do("removing the capture", func() { c.Discard() }, nil)
 		}
 		r.d.Errorf("%v", err)
 		return err
@@ -404,7 +412,7 @@ func (r *run) settle() error {
 		o.Label = policy.Label(r.cfg.Argv, append(r.sinks[0].seen(), r.sinks[1].seen()...))
 	}
 	var aerr error
-	if herr := r.guard.do("closing the arrival index", func() { aerr = r.lazy.closeArrival() }, nil); herr == nil && aerr != nil {
+	if herr := r.guard.Do("closing the arrival index", func() { aerr = r.lazy.closeArrival() }, nil); herr == nil && aerr != nil {
 		r.d.Warnf("arrival order of %s: %v", r.lazy.id(), aerr)
 	}
 	if o.Process.StartErr != nil && !o.cancelledBeforeStart() {
@@ -424,7 +432,7 @@ func (r *run) settle() error {
 	case c != nil:
 		o.Place = placeOf(c)
 		var res store.Result
-		if herr := r.guard.do("writing the capture", func() { res = c.Drain() }, nil); herr != nil {
+		if herr := r.guard.Do("writing the capture", func() { res = c.Drain() }, nil); herr != nil {
 			res = c.Stalled(herr)
 		}
 		o.Store = res
@@ -460,7 +468,7 @@ func (r *run) publish() {
 	if o.Kept {
 		var fin store.Result
 		var err error
-		if herr := r.guard.do("finalizing the capture", func() { fin, err = c.Finalize() }, nil); herr != nil {
+		if herr := r.guard.Do("finalizing the capture", func() { fin, err = c.Finalize() }, nil); herr != nil {
 			fin, err = c.Stalled(herr), nil
 		}
 		if err != nil {
@@ -477,7 +485,7 @@ func (r *run) publish() {
 	}
 	if !o.Kept && c != nil {
 		var err error
-		if herr := r.guard.do("removing the capture", func() { err = c.Discard() }, nil); herr != nil {
+		if herr := r.guard.Do("removing the capture", func() { err = c.Discard() }, nil); herr != nil {
 			err = herr
 		}
 		if err != nil {
@@ -487,14 +495,14 @@ func (r *run) publish() {
 	// A job handed back leaves --receipt-file to the caller's later
 	// commands (its launcher wrote the running receipt there).
 	if f := r.cfg.ReceiptFile; f != "" && (r.job == nil || r.job.attached) {
-		if err := writeReceiptFile(f, o.Receipt(), r.guard.stall); err != nil {
+		if err := writeReceiptFile(f, o.Receipt(), r.guard.Stall()); err != nil {
 			r.d.Warnf("cannot write --receipt-file %s: %v", f, err)
 			o.OwnFailures = append(o.OwnFailures, err)
 		}
 	}
 	if r.job != nil && o.Kept {
 		var err error
-		if herr := r.guard.do("writing the preview", func() { err = c.WritePreview(r.job.text.text) }, nil); herr != nil {
+		if herr := r.guard.Do("writing the preview", func() { err = c.WritePreview(r.job.text.text) }, nil); herr != nil {
 			err = herr
 		}
 		if err != nil {
@@ -504,7 +512,7 @@ func (r *run) publish() {
 	if o.Kept {
 		rc := o.Receipt()
 		var err error
-		if herr := r.guard.do("publishing the receipt", func() { err = c.Publish(rc) }, nil); herr != nil {
+		if herr := r.guard.Do("publishing the receipt", func() { err = c.Publish(rc) }, nil); herr != nil {
 			err = herr
 		}
 		if err != nil {
@@ -595,7 +603,7 @@ func startErrorText(name string, res wrap.Result) string {
 // says nothing of the tool-outputs directory.
 func writeReceiptFile(path string, rc *receipt.Receipt, stall time.Duration) error {
 	var err error
-	if herr := newGuard(stall).do("writing --receipt-file", func() { err = store.WriteReceiptFile(path, rc) }, nil); herr != nil {
+	if herr := guard.New(stall).Do("writing --receipt-file", func() { err = store.WriteReceiptFile(path, rc) }, nil); herr != nil {
 		return herr
 	}
 	return err
