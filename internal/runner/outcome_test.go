@@ -306,7 +306,7 @@ func TestFooterForms(t *testing.T) {
 // TestNotMadeHung: a capture given up on a hung file system is
 // writer_stalled, one that failed otherwise write_error.
 func TestNotMadeHung(t *testing.T) {
-	if r := notMade(guard.ErrHung{"creating the capture", time.Second}); *r.Reason != "writer_stalled" || r.State != "failed" {
+	if r := notMade(guard.ErrHung{What: "creating the capture", After: time.Second}); *r.Reason != "writer_stalled" || r.State != "failed" {
 		t.Errorf("hung: %v %v", r.State, *r.Reason)
 	}
 	if r := notMade(errors.New("no space left on device")); *r.Reason != "write_error" {
