@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
+	"github.com/capwrap/capwrap/internal/job"
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/store"
 )
@@ -49,8 +50,8 @@ func parseIDs(fs *pflag.FlagSet, args []string, usage string, o *options, stdout
 }
 
 // view is how the job verbs show a job: the global flags' budgets.
-func view(o *options, dir *store.Dir, stdout io.Writer, d diag) runner.View {
-	return runner.View{Dir: dir, DirArg: dir.ReadArg(os.Getenv), StdoutChars: o.stdoutChars, StderrChars: o.stderrChars,
+func view(o *options, dir *store.Dir, stdout io.Writer, d diag) job.View {
+	return job.View{Dir: dir, DirArg: dir.ReadArg(os.Getenv), StdoutChars: o.stdoutChars, StderrChars: o.stderrChars,
 		PreviewBytes: int(o.previewBytes), Mode: runner.ModePreview, Stdout: stdout, Stderr: d.w, Diag: d,
 		Stall: o.stallTimeout}
 }
@@ -74,7 +75,7 @@ func verbWait(args []string, o *options, stdout io.Writer, d diag) (int, syscall
 		d.Errorf("wait: %v", err)
 		return verbUsage, 0
 	}
-	return runner.Wait(view(o, dir, stdout, d), ids, timeout)
+	return job.Wait(view(o, dir, stdout, d), ids, timeout)
 }
 
 // verbStop is `capwrap stop [--signal SIG] [--kill-after D] ID...`.
@@ -101,7 +102,7 @@ func verbStop(args []string, o *options, stdout io.Writer, d diag) int {
 		d.Errorf("stop: invalid --kill-after %v: must not be negative", killAfter)
 		return verbUsage
 	}
-	return runner.Stop(view(o, dir, stdout, d), ids, sig, killAfter)
+	return job.Stop(view(o, dir, stdout, d), ids, sig, killAfter)
 }
 
 // parseSignal reads "TERM", "SIGTERM", "term" or "15"; 0 when it is none.

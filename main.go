@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
+	"github.com/capwrap/capwrap/internal/job"
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/internal/text"
@@ -215,12 +216,12 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	if len(args) > 0 && args[0] == wrap.WatchdogArg {
 		return wrap.WatchdogMain(stdin, args[1:]), 0
 	}
-	var job *runner.Job
-	if len(args) > 1 && args[0] == runner.SuperviseArg {
+	var sup *job.Supervisor
+	if len(args) > 1 && args[0] == job.SuperviseArg {
 		// A background job's supervisor (SPEC §10): the launcher's own
 		// arguments follow, the link is descriptor 3.
 		unix.CloseOnExec(3) // the link is the supervisor's alone, not its command's
-		job = &runner.Job{Link: os.NewFile(3, "link"), Detach: args[1] == "detach"}
+		sup = job.NewSupervisor(os.NewFile(3, "link"), args[1] == "detach", diag{stderr})
 		args = args[2:]
 	}
 	d := diag{stderr}
@@ -269,10 +270,10 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	}
 	cfg.Stdin, cfg.Stdout, cfg.Stderr, cfg.Diag = stdin, stdout, stderr, d
 	switch {
-	case job != nil:
-		cfg.Job = job
+	case sup != nil:
+		cfg.Hooks = sup
 	case o.background || o.backgroundAfter > 0:
-		return runner.Launch(cfg, args, o.background, o.backgroundAfter)
+		return job.Launch(cfg, args, o.background, o.backgroundAfter)
 	case runner.UnderCapwrap(os.Getenv, stdout) && !(o.preview && !o.fromEnv["preview"]):
 		// Under a capwrap already, on the output it captures (a script or
 		// shell it runs): that one captures; this one passes its command

@@ -108,9 +108,9 @@ type Config struct {
 	// PassThrough runs Argv, a nested capwrap, without capturing it
 	// (SPEC §1): see passThrough.
 	PassThrough bool
-	// Job, when set, makes this run a background job's supervisor
-	// (SPEC §10, see Job).
-	Job *Job
+	// Hooks, when set, make this run a background job's (SPEC §10; package
+	// job implements them for a job's supervisor).
+	Hooks Hooks
 
 	Stdin, Stdout, Stderr *os.File
 	Diag                  Diag

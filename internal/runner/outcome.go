@@ -21,7 +21,7 @@ const (
 	ExitUsage      = 125 // capwrap could not start: bad flags, unusable directory
 	ExitNotExec    = 126 // the command was found but is not executable
 	ExitNotFound   = 127 // the command was not found
-	exitSignalBase = 128 // 128+S when a re-raised signal S does not end capwrap
+	ExitSignalBase = 128 // 128+S when a re-raised signal S does not end capwrap
 )
 
 // Outcome is everything known about one run: the facts wrap, store, redact
@@ -131,7 +131,7 @@ func (o *Outcome) childStatus() int {
 	case o.Refused != nil:
 		return ExitUsage
 	case o.cancelledBeforeStart():
-		return exitSignalBase + int(p.Forwarded)
+		return ExitSignalBase + int(p.Forwarded)
 	case p.State == wrap.StateNotStarted && p.NotFound:
 		return ExitNotFound
 	case p.State == wrap.StateNotStarted && p.NotExecutable:
@@ -141,7 +141,7 @@ func (o *Outcome) childStatus() int {
 	case p.TimedOut:
 		return ExitTimeout
 	case p.State == wrap.StateSignaled:
-		return exitSignalBase + int(p.Signal)
+		return ExitSignalBase + int(p.Signal)
 	}
 	return p.ExitCode
 }
@@ -164,10 +164,10 @@ func (o *Outcome) ExitStatus() int {
 // timeout, and not when --strict made it 125); else 0.
 func (o *Outcome) Reraise() syscall.Signal {
 	p := o.Process
-	if o.cancelledBeforeStart() && o.ExitStatus() == exitSignalBase+int(p.Forwarded) {
+	if o.cancelledBeforeStart() && o.ExitStatus() == ExitSignalBase+int(p.Forwarded) {
 		return p.Forwarded
 	}
-	if p.State == wrap.StateSignaled && !p.TimedOut && o.ExitStatus() == exitSignalBase+int(p.Signal) {
+	if p.State == wrap.StateSignaled && !p.TimedOut && o.ExitStatus() == ExitSignalBase+int(p.Signal) {
 		return p.Signal
 	}
 	return 0

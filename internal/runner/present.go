@@ -46,12 +46,12 @@ func newPresenter(mode Mode, cfg Config) presenter {
 	return &footerPresenter{out: cfg.Stdout, preview: true, cfg: cfg}
 }
 
-// chooseMode resolves ModeAuto (SPEC §2): tee when a person is at a
+// ChooseMode resolves ModeAuto (SPEC §2): tee when a person is at a
 // terminal, i.e. stdout is one, or stdin and stderr both are (`capwrap
 // make | grep error`, `X=$(capwrap ...)` at a prompt: the stream is what
 // the pipe wants, not a preview); else preview (agents, CI; a harness whose
 // shell runs in a pty sets CAPWRAP_PREVIEW=1).
-func chooseMode(m Mode, stdin, stdout, stderr *os.File) Mode {
+func ChooseMode(m Mode, stdin, stdout, stderr *os.File) Mode {
 	if m != ModeAuto {
 		return m
 	}
@@ -85,17 +85,17 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 	p.text, infos[0], infos[1] = preview.Render(
 		p.stream(c, store.Stdout, keepers[0], committed[0]),
 		p.stream(c, store.Stderr, keepers[1], committed[1]),
-		preview.Options{StdoutChars: budget(p.cfg.StdoutChars), StderrChars: budget(p.cfg.StderrChars),
+		preview.Options{StdoutChars: Budget(p.cfg.StdoutChars), StderrChars: Budget(p.cfg.StderrChars),
 			MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg, dirArg),
-			MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, maxPrinted) - footerBound(o, c)})
+			MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, MaxPrinted) - footerBound(o, c)})
 	o.Previews = [2]*preview.Info{&infos[0], &infos[1]}
 }
 
-// maxPrinted is the most characters capwrap prints in preview mode with
+// MaxPrinted is the most characters capwrap prints in preview mode with
 // the default budgets, preview, markers, notes and footer together (SPEC
 // §5): what fits the views of the harnesses that cut longer tool results.
 // Larger budgets raise it to their sum.
-const maxPrinted = 10000
+const MaxPrinted = 10000
 
 // footerBound is the longest the footer of o can be once the preview is
 // rendered: with the capture named and both streams cut.
@@ -149,10 +149,10 @@ func (p *footerPresenter) present(o *Outcome) error {
 	return nil
 }
 
-// budget passes a preview budget to preview.Render, which reads 0 as "the
+// Budget passes a preview budget (characters) to preview.Render, which reads 0 as "the
 // default" and a negative value as "none": on capwrap's command line 0
 // means none (--stdout-chars 0 shows no stdout text, only the marker).
-func budget(n int) int {
+func Budget(n int) int {
 	if n == 0 {
 		return -1
 	}
@@ -266,4 +266,29 @@ func deref(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// jobPresenter presents a job's run: on the launcher's output as a
+// foreground run would be while attached; detached, the preview is
+// rendered for preview.txt, which `capwrap wait` prints.
+type jobPresenter struct {
+	inner    presenter        // the run's own presentation, on the launcher's output
+	text     *footerPresenter // the preview for preview.txt
+	attached bool             // set when the run began to end
+}
+
+func (p *jobPresenter) live(i int) io.Writer { return p.inner.live(i) }
+
+func (p *jobPresenter) render(o *Outcome, c *store.Capture, keepers [2]*preview.Keeper) {
+	p.text.render(o, c, keepers) // preview.txt, for capwrap wait
+	if p.attached {
+		p.inner.render(o, c, keepers) // what the launcher's caller sees now
+	}
+}
+
+func (p *jobPresenter) present(o *Outcome) error {
+	if p.attached {
+		return p.inner.present(o)
+	}
+	return nil
 }

@@ -59,7 +59,7 @@ func passThrough(cfg Config) *Outcome {
 	if err != nil {
 		cfg.Diag.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
 	}
-	tty := openJobTTY(chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), cfg.Stdin, cfg.Stderr)
+	tty := openJobTTY(ChooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), cfg.Stdin, cfg.Stderr)
 	if tty != nil {
 		defer tty.Close()
 	}
@@ -151,9 +151,8 @@ type run struct {
 	pty     wrap.PTYMode     // the streams that are ptys (--pty)
 	tty     *os.File         // the controlling terminal, for job control; nil if none
 	guard   *guard.Guard     // bounds every step of the store (hung file systems)
-	job     *jobPresenter    // a background job's presentation, or nil
+	job     *jobPresenter    // a background job's presentation (cfg.Hooks), or nil
 	signals <-chan os.Signal // the job's signals from elsewhere (stop, a launcher gone)
-	control *os.File         // the job's control FIFO, once made
 	out     Outcome
 }
 
@@ -178,13 +177,13 @@ func catchWriteSignals() (stop func()) {
 // stage sees only sanitized bytes. A refusal has been reported.
 func prepare(cfg Config) (*run, error) {
 	d := cfg.Diag
-	mode := chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr)
+	mode := ChooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr)
 	setupColor(cfg.Color, cfg.Getenv, cfg.Stderr)
 	r := &run{cfg: cfg, d: d, present: newPresenter(mode, cfg)}
-	if cfg.Job != nil {
-		r.job = &jobPresenter{job: cfg.Job, inner: r.present, text: &footerPresenter{preview: true, cfg: cfg}}
+	if cfg.Hooks != nil {
+		r.job = &jobPresenter{inner: r.present, text: &footerPresenter{preview: true, cfg: cfg}}
 		r.present = r.job
-		r.signals = cfg.Job.start()
+		r.signals = cfg.Hooks.Signals()
 	}
 	r.out = Outcome{Launched: time.Now(), Redacting: !cfg.Redaction.Off, Strict: cfg.Strict}
 	r.guard = guard.New(cfg.Limits.StallTimeout)
@@ -258,7 +257,7 @@ func (r *run) openDir() (*store.Dir, error) {
 			dir.Close()
 		}
 	}); herr != nil {
-		if cfg.Job != nil {
+		if cfg.Hooks != nil {
 			// A job without a capture could be neither waited for nor
 			// stopped: refused before it starts.
 			d.Errorf("tool-outputs directory %s: %v; a background job needs its capture", path, herr)
@@ -323,8 +322,11 @@ func (r *run) spawn() {
 		Caught:       sigcatch.C(),
 		Signals:      r.signals,
 		OnStart: func(pid int) {
-			if r.job != nil {
-				r.startJob(pid)
+			if cfg.Hooks != nil {
+				// A job's capture and live receipt are made at once:
+				// the launcher and capwrap stop need them.
+				rc, c := r.writeLiveReceipt(pid)
+				cfg.Hooks.Started(pid, rc, c)
 				return
 			}
 			liveTimer = time.AfterFunc(liveReceiptDelay, func() {
@@ -333,36 +335,13 @@ func (r *run) spawn() {
 			})
 		},
 	})
-	if r.control != nil {
-		r.control.Close()
-	}
-	if cfg.Job != nil && r.out.Process.Forwarded != 0 && r.out.Process.Forwarded == cfg.Job.stopSignal() {
-		r.out.SignalFrom = "capwrap stop"
+	if cfg.Hooks != nil {
+		r.out.SignalFrom = cfg.Hooks.Exited(r.out.Process.Forwarded)
 	}
 	if liveTimer != nil && !liveTimer.Stop() {
 		// Before the capture is finalized or discarded.
 		r.guard.Do("writing the live receipt", func() { <-liveWritten }, nil)
 	}
-}
-
-// startJob is a job's start (SPEC §10): the capture made and its live
-// receipt written at once, its control FIFO opened for `capwrap stop`, and
-// the launcher told. A job without a capture could be neither waited for
-// nor stopped: it is stopped at once.
-func (r *run) startJob(pid int) {
-	rc, c := r.writeLiveReceipt(pid)
-	if c == nil {
-		r.d.Errorf("a background job needs its capture; stopping the command")
-		r.cfg.Job.inject(syscall.SIGTERM)
-		return
-	}
-	if f, err := c.OpenControl(); err == nil {
-		r.control = f
-		go r.cfg.Job.serveControl(f)
-	} else {
-		r.d.Warnf("capture %s: %v: capwrap stop cannot reach this job", c.ID(), err)
-	}
-	r.cfg.Job.started(rc)
 }
 
 // writeLiveReceipt writes receipt.live.json (SPEC §4) for the child pid,
@@ -441,7 +420,7 @@ func (r *run) settle() error {
 	}
 	keep := r.cfg.Keep
 	if r.job != nil {
-		if r.job.attached = r.cfg.Job.freeze(); !r.job.attached {
+		if r.job.attached = r.cfg.Hooks.Ending(); !r.job.attached {
 			keep = Always // for capwrap wait (SPEC §10)
 		}
 	}
@@ -495,7 +474,7 @@ func (r *run) publish() {
 	// A job handed back leaves --receipt-file to the caller's later
 	// commands (its launcher wrote the running receipt there).
 	if f := r.cfg.ReceiptFile; f != "" && (r.job == nil || r.job.attached) {
-		if err := writeReceiptFile(f, o.Receipt(), r.guard.Stall()); err != nil {
+		if err := WriteReceiptFile(f, o.Receipt(), r.guard.Stall()); err != nil {
 			r.d.Warnf("cannot write --receipt-file %s: %v", f, err)
 			o.OwnFailures = append(o.OwnFailures, err)
 		}
@@ -526,8 +505,8 @@ func (r *run) publish() {
 		}
 		o.OwnFailures = append(o.OwnFailures, err)
 	}
-	if r.job != nil && r.job.attached {
-		r.cfg.Job.send("exit %d %d", o.ExitStatus(), int(o.Reraise()))
+	if r.job != nil {
+		r.cfg.Hooks.Ended(o.ExitStatus(), o.Reraise())
 	}
 }
 
@@ -596,12 +575,12 @@ func startErrorText(name string, res wrap.Result) string {
 	return fmt.Sprintf("cannot start %s: %v", name, res.StartErr)
 }
 
-// writeReceiptFile writes the receipt, pretty JSON, to --receipt-file
+// WriteReceiptFile writes the receipt, pretty JSON, to --receipt-file
 // (store.WriteReceiptFile), waiting at most stall for it: the file may be
 // on a file system that hangs too (a harness's conversation folder), and
 // the receipt on stdout must still come. Its own guard, since a hang there
 // says nothing of the tool-outputs directory.
-func writeReceiptFile(path string, rc *receipt.Receipt, stall time.Duration) error {
+func WriteReceiptFile(path string, rc *receipt.Receipt, stall time.Duration) error {
 	var err error
 	if herr := guard.New(stall).Do("writing --receipt-file", func() { err = store.WriteReceiptFile(path, rc) }, nil); herr != nil {
 		return herr

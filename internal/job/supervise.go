@@ -1,10 +1,9 @@
-package runner
+package job
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -13,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 )
@@ -44,8 +43,10 @@ const SuperviseArg = "__capwrap-supervise"
 // for `capwrap wait`. `capwrap stop` reaches it through the capture's
 // control FIFO.
 
-// Job makes a run a background job's supervisor.
-type Job struct {
+// Supervisor is a background job's supervisor (SPEC §10): the
+// runner.Hooks of its run, serving the link to the launcher and the
+// capture's control FIFO. Make one with NewSupervisor.
+type Supervisor struct {
 	// Link is the supervisor's end of the socket to the launcher.
 	Link *os.File
 	// Detach lets go of the launcher as soon as the child runs
@@ -53,6 +54,9 @@ type Job struct {
 	Detach bool
 
 	outFDs []int // the launcher's descriptors to let go of: 1 and 2 when nil
+
+	d       runner.Diag
+	control *os.File // the capture's control FIFO, once open
 
 	mu       sync.Mutex
 	released bool // the launcher's descriptors were let go
@@ -63,28 +67,50 @@ type Job struct {
 
 // Attached reports whether the run ends presented on the launcher's
 // output: it was not released before it began to end.
-func (j *Job) Attached() bool {
+func (j *Supervisor) Attached() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return !j.released
 }
 
 // send writes one line to the launcher; a launcher gone is no error.
-func (j *Job) send(format string, args ...any) {
+func (j *Supervisor) send(format string, args ...any) {
 	fmt.Fprintf(j.Link, format+"\n", args...)
 }
 
-// start begins serving the link and, once the capture exists, its control
-// FIFO; the signals they bring are for wrap.Config.Signals.
-func (j *Job) start() <-chan os.Signal {
+// NewSupervisor returns the supervisor of a job whose launcher is at the
+// other end of link (descriptor 3 of a supervisor); with detach the
+// launcher is let go as soon as the command runs (--background), else it
+// waits (--background-after). Diagnostics go to d.
+func NewSupervisor(link *os.File, detach bool, d runner.Diag) *Supervisor {
+	return &Supervisor{Link: link, Detach: detach, d: d}
+}
+
+// Signals begins serving the link and returns the channel of the signals
+// that the link and, once the capture exists, its control FIFO bring
+// (runner.Hooks).
+func (j *Supervisor) Signals() <-chan os.Signal {
 	j.signals = make(chan os.Signal, 4)
 	go j.serveLink()
 	return j.signals
 }
 
-// started tells the launcher the child runs, with its live receipt, and
-// lets go of it at once with Detach.
-func (j *Job) started(rc *receipt.Receipt) {
+// Started opens the capture's control FIFO for `capwrap stop`, tells the
+// launcher the command runs, with its live receipt rc, and lets go of it
+// at once with Detach (runner.Hooks). A job without a capture could be
+// neither waited for nor stopped: it is stopped at once.
+func (j *Supervisor) Started(pid int, rc *receipt.Receipt, c *store.Capture) {
+	if c == nil {
+		j.d.Errorf("a background job needs its capture; stopping the command")
+		j.inject(syscall.SIGTERM)
+		return
+	}
+	if f, err := c.OpenControl(); err == nil {
+		j.control = f
+		go j.serveControl(f)
+	} else {
+		j.d.Warnf("capture %s: %v: capwrap stop cannot reach this job", c.ID(), err)
+	}
 	b, _ := json.Marshal(rc)
 	if j.Detach {
 		j.release()
@@ -92,8 +118,33 @@ func (j *Job) started(rc *receipt.Receipt) {
 	j.send("started %s", b)
 }
 
+// Exited closes the control FIFO (a later `capwrap stop` finds nobody to
+// signal) and names `capwrap stop` as the sender of forwarded when it was
+// the last signal stop asked for (runner.Hooks).
+func (j *Supervisor) Exited(forwarded syscall.Signal) string {
+	if j.control != nil {
+		j.control.Close()
+	}
+	if forwarded != 0 && forwarded == j.stopSignal() {
+		return "capwrap stop"
+	}
+	return ""
+}
+
+// Ending marks the run as ending, so that it can no longer be released,
+// and reports whether it ends attached (runner.Hooks).
+func (j *Supervisor) Ending() bool { return j.freeze() }
+
+// Ended tells a launcher still attached how the run ended, which it
+// presented on the launcher's output (runner.Hooks).
+func (j *Supervisor) Ended(status int, reraise syscall.Signal) {
+	if j.Attached() {
+		j.send("exit %d %d", status, int(reraise))
+	}
+}
+
 // serveLink reads the launcher's requests until end of file.
-func (j *Job) serveLink() {
+func (j *Supervisor) serveLink() {
 	sc := bufio.NewScanner(j.Link)
 	for sc.Scan() {
 		if sc.Text() == "release" {
@@ -123,7 +174,7 @@ func (j *Job) serveLink() {
 // letGo makes descriptors 1 and 2, the launcher's stdout and stderr,
 // /dev/null, so that every writer of them carries on harmlessly. Caller
 // holds j.mu.
-func (j *Job) letGo() {
+func (j *Supervisor) letGo() {
 	fds := j.outFDs
 	if fds == nil {
 		fds = []int{1, 2}
@@ -140,7 +191,7 @@ func (j *Job) letGo() {
 // release lets go of the launcher's stdout and stderr (descriptors 1 and
 // 2 become /dev/null, so every writer of them carries on harmlessly); false
 // when the run is already ending, presented on them.
-func (j *Job) release() bool {
+func (j *Supervisor) release() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.frozen && !j.released {
@@ -153,7 +204,7 @@ func (j *Job) release() bool {
 }
 
 // freeze marks the run as ending and reports whether it ends attached.
-func (j *Job) freeze() bool {
+func (j *Supervisor) freeze() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.frozen = true
@@ -162,7 +213,7 @@ func (j *Job) freeze() bool {
 
 // serveControl reads "signal N" lines from the capture's control FIFO
 // (`capwrap stop`) until it is closed.
-func (j *Job) serveControl(f *os.File) {
+func (j *Supervisor) serveControl(f *os.File) {
 	buf := make([]byte, 256)
 	var line []byte
 	for {
@@ -190,42 +241,16 @@ func (j *Job) serveControl(f *os.File) {
 }
 
 // stopSignal is the last signal `capwrap stop` asked for (0: none).
-func (j *Job) stopSignal() syscall.Signal {
+func (j *Supervisor) stopSignal() syscall.Signal {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.stopped
 }
 
 // inject hands a signal to the run, without waiting.
-func (j *Job) inject(s os.Signal) {
+func (j *Supervisor) inject(s os.Signal) {
 	select {
 	case j.signals <- s:
 	default:
 	}
-}
-
-// jobPresenter presents a job's run: on the launcher's output as a
-// foreground run would be while attached; detached, the preview is
-// rendered for preview.txt, which `capwrap wait` prints.
-type jobPresenter struct {
-	job      *Job
-	inner    presenter        // the run's own presentation, on the launcher's output
-	text     *footerPresenter // the preview for preview.txt
-	attached bool             // set when the run began to end
-}
-
-func (p *jobPresenter) live(i int) io.Writer { return p.inner.live(i) }
-
-func (p *jobPresenter) render(o *Outcome, c *store.Capture, keepers [2]*preview.Keeper) {
-	p.text.render(o, c, keepers) // preview.txt, for capwrap wait
-	if p.attached {
-		p.inner.render(o, c, keepers) // what the launcher's caller sees now
-	}
-}
-
-func (p *jobPresenter) present(o *Outcome) error {
-	if p.attached {
-		return p.inner.present(o)
-	}
-	return nil
 }

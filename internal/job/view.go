@@ -1,4 +1,4 @@
-package runner
+package job
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/capwrap/capwrap/internal/guard"
+	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/receipt"
@@ -37,11 +38,11 @@ type View struct {
 	// StdoutChars, StderrChars and PreviewBytes bound a hand-back's
 	// preview as a run's (SPEC §5).
 	StdoutChars, StderrChars, PreviewBytes int
-	// Mode is how a hand-back is printed (ModeTee: one line on Stderr;
-	// ModeQuiet: the footer only; else the preview too).
-	Mode           Mode
+	// Mode is how a hand-back is printed (runner.ModeTee: one line on Stderr;
+	// runner.ModeQuiet: the footer only; else the preview too).
+	Mode           runner.Mode
 	Stdout, Stderr io.Writer
-	Diag           Diag
+	Diag           runner.Diag
 	// Stall bounds each look at the tool-outputs directory (a hung file
 	// system must not hold wait past its --timeout); 0: the default.
 	Stall time.Duration
@@ -60,18 +61,18 @@ func (v View) final(e store.Entry) (int, syscall.Signal) {
 	rc := e.Receipt
 	if rc == nil {
 		v.Diag.Errorf("capture %s has no readable receipt: %v", e.ID, e.ReceiptErr)
-		return ExitUsage, 0
+		return runner.ExitUsage, 0
 	}
 	footer, _ := rc.Footer(false)
 	out.Write(footer)
 	out.Flush()
-	status := ExitUsage
+	status := runner.ExitUsage
 	if rc.ExitStatus != nil {
 		status = *rc.ExitStatus
 	}
 	var sig syscall.Signal
 	if p := rc.Process; p.Signal != nil && (p.State == receipt.ProcessSignaled || p.State == receipt.ProcessCancelled) {
-		if s := signalNamed(*p.Signal); s != 0 && status == exitSignalBase+int(s) {
+		if s := signalNamed(*p.Signal); s != 0 && status == runner.ExitSignalBase+int(s) {
 			sig = s
 		}
 	}
@@ -88,10 +89,10 @@ func (v View) final(e store.Entry) (int, syscall.Signal) {
 func (v View) handBack(e store.Entry, text []byte, after time.Duration) error {
 	line := handBackLine(e.ID, v.DirArg, after)
 	switch v.Mode {
-	case ModeTee:
+	case runner.ModeTee:
 		_, err := fmt.Fprintln(v.Stderr, line)
 		return err
-	case ModeQuiet:
+	case runner.ModeQuiet:
 		text, line = nil, ""
 	}
 	out := bufio.NewWriter(v.Stdout)
@@ -158,9 +159,9 @@ func (v View) previewSoFar(e store.Entry) ([]byte, error) {
 	}
 	// The hand-back's line and running footer come after it: together
 	// within the bound of a run's output (SPEC §5).
-	text, _, _ := preview.Render(streams[0], streams[1], preview.Options{StdoutChars: budget(v.StdoutChars),
-		StderrChars: budget(v.StderrChars), MaxBytes: max(1, v.PreviewBytes),
-		MaxChars: max(v.StdoutChars+v.StderrChars, maxPrinted) - handBackReserve})
+	text, _, _ := preview.Render(streams[0], streams[1], preview.Options{StdoutChars: runner.Budget(v.StdoutChars),
+		StderrChars: runner.Budget(v.StderrChars), MaxBytes: max(1, v.PreviewBytes),
+		MaxChars: max(v.StdoutChars+v.StderrChars, runner.MaxPrinted) - handBackReserve})
 	return text, nil
 }
 
@@ -179,7 +180,7 @@ func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 		e, err := v.awaitEnd(id, deadline)
 		if err != nil {
 			v.Diag.Errorf("wait %s: %v", id, store.UnwrapPath(err))
-			return ExitUsage, 0
+			return runner.ExitUsage, 0
 		}
 		if !e.Final {
 			if e.Abandoned {
@@ -235,7 +236,7 @@ func Stop(v View, ids []string, sig syscall.Signal, killAfter time.Duration) int
 		e, err := v.Dir.Entry(id)
 		if err != nil {
 			v.Diag.Errorf("stop %s: %v", id, store.UnwrapPath(err))
-			return ExitUsage
+			return runner.ExitUsage
 		}
 		if e.Running && !e.Final {
 			err := v.Dir.SendControl(id, fmt.Sprintf("signal %d", int(sig)))
@@ -271,7 +272,7 @@ func Stop(v View, ids []string, sig syscall.Signal, killAfter time.Duration) int
 // signalNamed is the signal of a receipt's name ("SIGKILL"), or 0.
 func signalNamed(name string) syscall.Signal {
 	for s := syscall.Signal(1); s < 65; s++ {
-		if SignalName(s) == name {
+		if runner.SignalName(s) == name {
 			return s
 		}
 	}

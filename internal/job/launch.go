@@ -1,4 +1,4 @@
-package runner
+package job
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/capwrap/capwrap/internal/guard"
+	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/receipt"
@@ -33,13 +34,13 @@ const startedWithin = 30 * time.Second
 // re-raise) is returned; one still running then is handed back (75).
 // Signals capwrap receives meanwhile go to the supervisor, which forwards
 // them; should capwrap be killed, the supervisor stops the job.
-func Launch(cfg Config, args []string, detach bool, after time.Duration) (int, syscall.Signal) {
+func Launch(cfg runner.Config, args []string, detach bool, after time.Duration) (int, syscall.Signal) {
 	d := cfg.Diag
 	t0 := time.Now()
 	link, sup, err := startSupervisor(cfg, args, detach)
 	if err != nil {
 		d.Errorf("cannot start a supervisor for the job: %v", err)
-		return ExitUsage, 0
+		return runner.ExitUsage, 0
 	}
 	defer link.Close()
 	sigs := sigcatch.C()
@@ -63,14 +64,14 @@ func Launch(cfg Config, args []string, detach bool, after time.Duration) (int, s
 		case <-startTimer.C:
 			d.Errorf("the job's supervisor did not start the command within %v", startedWithin)
 			sup.Kill()
-			return ExitUsage, 0
+			return runner.ExitUsage, 0
 		case <-handBack:
 			handBack = nil
 			fmt.Fprintln(link, "release")
 		case line, ok := <-lines:
 			if !ok {
 				d.Errorf("the job's supervisor ended without a word")
-				return ExitUsage, 0
+				return runner.ExitUsage, 0
 			}
 			verb, rest, _ := strings.Cut(line, " ")
 			switch verb {
@@ -78,14 +79,14 @@ func Launch(cfg Config, args []string, detach bool, after time.Duration) (int, s
 				startTimer.Stop()
 				if started, err = readReceiptLine(rest); err != nil {
 					d.Errorf("the job's supervisor sent a bad receipt: %v", err)
-					return ExitUsage, 0
+					return runner.ExitUsage, 0
 				}
 				if detach {
 					return launched(cfg, started)
 				}
 				handBack = time.After(max(0, after-time.Since(t0)))
 			case "released":
-				return handedBack(cfg, chooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), started, after)
+				return handedBack(cfg, runner.ChooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), started, after)
 			case "exit":
 				// The supervisor may still print (a hint after its
 				// run): its end of the link closes when it has.
@@ -118,7 +119,7 @@ func waitEOF(lines <-chan string, d time.Duration) {
 }
 
 // startSupervisor starts the supervisor with the link on its descriptor 3.
-func startSupervisor(cfg Config, args []string, detach bool) (*os.File, *os.Process, error) {
+func startSupervisor(cfg runner.Config, args []string, detach bool) (*os.File, *os.Process, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, nil, err
@@ -154,7 +155,7 @@ func startSupervisor(cfg Config, args []string, detach bool) (*os.File, *os.Proc
 
 // launched prints a --background launch: one human line on stderr and the
 // live receipt as footer (process.state running, its pid).
-func launched(cfg Config, rc *receipt.Receipt) (int, syscall.Signal) {
+func launched(cfg runner.Config, rc *receipt.Receipt) (int, syscall.Signal) {
 	id := "?"
 	if rc.ID != nil {
 		id = *rc.ID
@@ -180,10 +181,10 @@ func launched(cfg Config, rc *receipt.Receipt) (int, syscall.Signal) {
 // is shown as wait would, with its own status. --receipt-file gets the
 // running receipt now: the job, released, leaves that file to the
 // caller's later commands.
-func handedBack(cfg Config, mode Mode, rc *receipt.Receipt, after time.Duration) (int, syscall.Signal) {
+func handedBack(cfg runner.Config, mode runner.Mode, rc *receipt.Receipt, after time.Duration) (int, syscall.Signal) {
 	if rc.ID == nil || rc.Dir == nil {
 		cfg.Diag.Errorf("the job has no capture to hand back")
-		return ExitUsage, 0
+		return runner.ExitUsage, 0
 	}
 	v := View{StdoutChars: cfg.StdoutChars, StderrChars: cfg.StderrChars,
 		PreviewBytes: cfg.PreviewBytes, Mode: mode, Stdout: cfg.Stdout, Stderr: cfg.Stderr, Diag: cfg.Diag,
@@ -196,7 +197,7 @@ func handedBack(cfg Config, mode Mode, rc *receipt.Receipt, after time.Duration)
 			return
 		}
 		v.DirArg = v.Dir.ReadArg(cfg.Getenv)
-		if e, err = v.Dir.Entry(*rc.ID); err == nil && !e.Final && mode == ModePreview {
+		if e, err = v.Dir.Entry(*rc.ID); err == nil && !e.Final && mode == runner.ModePreview {
 			text, err = v.previewSoFar(e)
 		}
 	}, nil)
@@ -216,13 +217,13 @@ func handedBack(cfg Config, mode Mode, rc *receipt.Receipt, after time.Duration)
 		v.DirArg = store.ReadArgFor(filepath.Dir(*rc.AbsDir), cfg.Getenv)
 	}
 	if f := cfg.ReceiptFile; f != "" {
-		if err := writeReceiptFile(f, e.Receipt, guard.New(v.Stall).Stall()); err != nil {
+		if err := runner.WriteReceiptFile(f, e.Receipt, guard.New(v.Stall).Stall()); err != nil {
 			cfg.Diag.Warnf("cannot write --receipt-file %s: %v", f, err)
 		}
 	}
 	if err := v.handBack(e, text, after); err != nil {
 		cfg.Diag.Errorf("%v", err)
-		return ExitUsage, 0
+		return runner.ExitUsage, 0
 	}
 	return ExitHandedBack, 0
 }
@@ -231,7 +232,7 @@ func handedBack(cfg Config, mode Mode, rc *receipt.Receipt, after time.Duration)
 func exitLine(s string) (int, syscall.Signal) {
 	f := strings.Fields(s)
 	if len(f) != 2 {
-		return ExitUsage, 0
+		return runner.ExitUsage, 0
 	}
 	status, _ := strconv.Atoi(f[0])
 	sig, _ := strconv.Atoi(f[1])

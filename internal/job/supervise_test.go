@@ -1,4 +1,4 @@
-package runner
+package job
 
 import (
 	"bufio"
@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/wrap"
 )
 
 // linkPair is a job's link and the launcher's end of it.
-func linkPair(t *testing.T) (*Job, *os.File) {
+func linkPair(t *testing.T) (*Supervisor, *os.File) {
 	t.Helper()
 	a, b, err := wrap.SocketPair()
 	if err != nil {
@@ -24,7 +25,7 @@ func linkPair(t *testing.T) (*Job, *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &Job{Link: a, outFDs: []int{int(out.Fd())}}
+	j := &Supervisor{Link: a, outFDs: []int{int(out.Fd())}}
 	l := b
 	t.Cleanup(func() { j.Link.Close(); l.Close(); out.Close() })
 	return j, l
@@ -36,15 +37,15 @@ func linkPair(t *testing.T) (*Job, *os.File) {
 func TestJobLinkEOFStopsAttachedJob(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		before func(j *Job)
+		before func(j *Supervisor)
 		stop   bool
 	}{
-		{"attached", func(*Job) {}, true},
-		{"ending", func(j *Job) { j.freeze() }, false},
+		{"attached", func(*Supervisor) {}, true},
+		{"ending", func(j *Supervisor) { j.freeze() }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j, l := linkPair(t)
-			sigs := j.start()
+			sigs := j.Signals()
 			tc.before(j)
 			l.Close()
 			select {
@@ -65,7 +66,7 @@ func TestJobLinkEOFStopsAttachedJob(t *testing.T) {
 // goes on, "ending" once it began to end; a released job ends detached.
 func TestJobReleaseProtocol(t *testing.T) {
 	j, l := linkPair(t)
-	j.start()
+	j.Signals()
 	r := bufio.NewReader(l)
 	l.WriteString("release\n")
 	if line, _ := r.ReadString('\n'); line != "released\n" {
@@ -76,7 +77,7 @@ func TestJobReleaseProtocol(t *testing.T) {
 	}
 
 	j2, l2 := linkPair(t)
-	j2.start()
+	j2.Signals()
 	if !j2.freeze() {
 		t.Errorf("a job never released does not end attached")
 	}
@@ -97,7 +98,7 @@ func TestJobControl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &Job{signals: make(chan os.Signal, 4)}
+	j := &Supervisor{signals: make(chan os.Signal, 4)}
 	go j.serveControl(r)
 	w.WriteString("signal 15\nbogus\nsignal 999\nsig")
 	w.WriteString("nal 9\n")
@@ -119,7 +120,7 @@ func TestExitLine(t *testing.T) {
 		in     string
 		status int
 		sig    syscall.Signal
-	}{{"0 0", 0, 0}, {"137 9", 137, 9}, {"3", ExitUsage, 0}, {strings.Repeat(" ", 3), ExitUsage, 0}} {
+	}{{"0 0", 0, 0}, {"137 9", 137, 9}, {"3", runner.ExitUsage, 0}, {strings.Repeat(" ", 3), runner.ExitUsage, 0}} {
 		if s, g := exitLine(tc.in); s != tc.status || g != tc.sig {
 			t.Errorf("exitLine(%q) = %d, %v", tc.in, s, g)
 		}
