@@ -6,8 +6,89 @@ import (
 	"time"
 
 	"github.com/capwrap/capwrap/internal/guard"
+	"github.com/capwrap/capwrap/redact"
 	"github.com/capwrap/capwrap/store"
 )
+
+// sink is one stream's entry stage: the redactor, or a pass-through when
+// redaction is off, in front of dst. The redaction policy may still be
+// compiling when the command starts; the first Write (or Close) waits for
+// it, so compiling overlaps with the spawn. Should the policy fail, the sink
+// writes nothing (fail closed) and the run reports the error.
+type sink struct {
+	dst   io.Writer
+	ready func() (*redact.Policy, error)
+	mem   *redact.Memory // shared with the run's other stream
+	once  sync.Once
+	w     io.Writer      // dst, the redactor or io.Discard; set by init
+	r     *redact.Writer // the redactor, nil without one
+}
+
+func (s *sink) init() {
+	s.once.Do(func() {
+		policy, err := s.ready()
+		switch {
+		case err != nil:
+			s.w = io.Discard
+		case policy == nil:
+			s.w = s.dst
+		default:
+			s.r = policy.NewSharedWriter(s.dst, s.mem)
+			s.w = s.r
+		}
+	})
+}
+
+// Write passes p through the redactor, once the policy is ready.
+func (s *sink) Write(p []byte) (int, error) {
+	s.init()
+	return s.w.Write(p)
+}
+
+// Close releases what the redactor holds back.
+func (s *sink) Close() error {
+	s.init()
+	if s.r != nil {
+		return s.r.Close()
+	}
+	return nil
+}
+
+// replaced is the number of redactions made in this stream.
+func (s *sink) replaced() int64 {
+	if s.r == nil {
+		return 0
+	}
+	return s.r.Replaced()
+}
+
+// seen are the secrets this stream's redactor masked (nil without one).
+func (s *sink) seen() [][]byte {
+	if s.r == nil {
+		return nil
+	}
+	return s.r.Seen()
+}
+
+// liveWriter copies a stream to capwrap's own stdout or stderr in tee mode.
+// After the first error (EPIPE: the reader went away) it stops writing there
+// and reports success, so the capture goes on (SPEC §2).
+type liveWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	err     error
+	midLine bool // the last byte written was not a newline
+}
+
+func (l *liveWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil && len(p) > 0 {
+		_, l.err = l.w.Write(p)
+		l.midLine = p[len(p)-1] != '\n'
+	}
+	return len(p), nil
+}
 
 // lazyCapture creates the run's capture when it is first needed: at the
 // first byte of output (SPEC §4: the files hold the output from its first

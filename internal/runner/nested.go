@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"errors"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/capwrap/capwrap/internal/sigcatch"
+	"github.com/capwrap/capwrap/wrap"
+)
+
+// passThrough runs a nested capwrap (SPEC §1: not captured twice) with
+// capwrap's own stdout and stderr: the inner capwrap captures, previews and
+// prints its receipt; this one only enforces --timeout, forwards signals,
+// keeps the watchdog and exits with the inner one's status.
+func passThrough(cfg Config) *Outcome {
+	wd, err := wrap.StartWatchdog(cfg.KillAfter)
+	if err != nil {
+		cfg.Diag.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
+	}
+	tty := openJobTTY(ChooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), cfg.Stdin, cfg.Stderr)
+	if tty != nil {
+		defer tty.Close()
+	}
+	o := &Outcome{Launched: time.Now()}
+	// The environment as it is: the inner capwrap of `capwrap -- capwrap --
+	// CMD` is the one that captures, and an inner one under EnvNested
+	// finds it set already.
+	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Env: cfg.Environ, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
+		KillAfter: cfg.KillAfter, DrainTimeout: cfg.DrainTimeout, TTY: tty, Foreground: aloneAtKeyboard(cfg),
+		Caught: sigcatch.C()})
+	if err := o.Process.StartErr; err != nil && !errors.Is(err, wrap.ErrCancelled) {
+		cfg.Diag.Errorf("%s", startErrorText(cfg.Argv[0], o.Process))
+	}
+	return o
+}
+
+// aloneAtKeyboard reports whether capwrap's stdin and stdout are both
+// terminals: a person runs capwrap at a prompt, in a job of its own (in a
+// pipeline one of the two would be a pipe), so its command may have the
+// terminal from the start (wrap.Config.Foreground).
+func aloneAtKeyboard(cfg Config) bool {
+	return isatty.IsTerminal(cfg.Stdin.Fd()) && isatty.IsTerminal(cfg.Stdout.Fd())
+}
+
+// openJobTTY opens the controlling terminal for job control (wrap.Config.TTY)
+// when capwrap runs as part of a person's shell job: stdin or stderr is a
+// terminal, the mode is tee, or capwrap's parent is in another process
+// group than capwrap (a shell started capwrap's job: `echo x | capwrap --
+// sudo sh 2>&1 | cat`). SPEC §2: a command that reads /dev/tty gets it
+// whatever capwrap's stdin is. Not when capwrap shares its caller's process
+// group with none of those (an agent's harness that runs it, perhaps
+// itself a full-screen program at that terminal): giving its command the
+// terminal would take it from the harness, whose next read of it would
+// stop the harness. nil when there is no controlling terminal.
+func openJobTTY(mode Mode, stdin, stderr *os.File) *os.File {
+	if mode != ModeTee && !isatty.IsTerminal(stdin.Fd()) && !isatty.IsTerminal(stderr.Fd()) && !shellJob() {
+		return nil
+	}
+	return wrap.OpenTTY()
+}
+
+// shellJob reports whether capwrap's parent is in another process group
+// than capwrap: a shell made capwrap's job a group of its own.
+func shellJob() bool {
+	pg, err := syscall.Getpgid(os.Getppid())
+	return err == nil && pg != syscall.Getpgrp()
+}
+
+// EnvNested is set in the environment of every command capwrap runs to
+// the identity of the pipe (or pty) that is the command's stdout (see
+// wrap.Config.StdoutMark). A capwrap started somewhere below whose own
+// stdout is still that pipe (a script or shell capwrap runs: `bash -c
+// "capwrap -- make"`) knows its output is captured already and passes its
+// command through instead of capturing it a second time (SPEC §1); one
+// whose stdout is another (a program that captures it: a tmux, an agent's
+// subprocess) captures as usual.
+const EnvNested = "CAPWRAP_NESTED"
+
+// UnderCapwrap reports whether stdout is the pipe an enclosing capwrap
+// captures, by EnvNested (read with getenv).
+func UnderCapwrap(getenv func(string) string, stdout *os.File) bool {
+	id := getenv(EnvNested)
+	return id != "" && id == wrap.FileID(stdout)
+}
