@@ -140,37 +140,8 @@ func openDir(path string, refuseForeignParent bool) (*Dir, []string, error) {
 	}
 	euid := os.Geteuid()
 	var warns []string
-	fi, err := os.Lstat(abs)
-	created := false
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		parent := filepath.Dir(abs)
-		if refuseForeignParent {
-			if pfi, perr := os.Stat(parent); perr == nil && ownerOf(pfi) != euid {
-				return nil, nil, errUnusable{fmt.Errorf("%s belongs to uid %d", parent, ownerOf(pfi))}
-			}
-		}
-		// The default location (refuseForeignParent) falls back whatever
-		// keeps it from being made: a working directory in /proc says
-		// ENOENT, a full disk ENOSPC.
-		if err := os.MkdirAll(parent, 0o700); err != nil {
-			if isPermission(err) || refuseForeignParent {
-				return nil, nil, errUnusable{err}
-			}
-			return nil, nil, err
-		}
-		if err := os.Mkdir(abs, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			if isPermission(err) || refuseForeignParent {
-				return nil, nil, errUnusable{err}
-			}
-			return nil, nil, err
-		} else if err == nil {
-			created = true
-		}
-		if fi, err = os.Lstat(abs); err != nil {
-			return nil, nil, err
-		}
-	case err != nil:
+	fi, created, err := makeDir(abs, refuseForeignParent)
+	if err != nil {
 		return nil, nil, err
 	}
 	if fi.Mode()&fs.ModeSymlink == 0 && fi.IsDir() {
@@ -218,6 +189,43 @@ func openDir(path string, refuseForeignParent bool) (*Dir, []string, error) {
 	}
 	ok = true
 	return d, warns, nil
+}
+
+// makeDir describes the directory abs, making it 0700 (parents too) when
+// it does not exist; created says it did not. With refuseForeignParent
+// (the default location, SPEC §4) a parent that belongs to someone else,
+// or anything that keeps it from being made, is errUnusable: capwrap then
+// falls back to its state directory.
+func makeDir(abs string, refuseForeignParent bool) (fi fs.FileInfo, created bool, err error) {
+	fi, err = os.Lstat(abs)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fi, false, err
+	}
+	parent := filepath.Dir(abs)
+	if refuseForeignParent {
+		if pfi, perr := os.Stat(parent); perr == nil && ownerOf(pfi) != os.Geteuid() {
+			return nil, false, errUnusable{fmt.Errorf("%s belongs to uid %d", parent, ownerOf(pfi))}
+		}
+	}
+	// The default location (refuseForeignParent) falls back whatever
+	// keeps it from being made: a working directory in /proc says
+	// ENOENT, a full disk ENOSPC.
+	unusable := func(err error) error {
+		if isPermission(err) || refuseForeignParent {
+			return errUnusable{err}
+		}
+		return err
+	}
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return nil, false, unusable(err)
+	}
+	if err := os.Mkdir(abs, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, false, unusable(err)
+	} else if err == nil {
+		created = true
+	}
+	fi, err = os.Lstat(abs)
+	return fi, created, err
 }
 
 // warnedAbout reports whether the directory's .warned-mode says that its
