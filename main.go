@@ -287,7 +287,7 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		o.nested(&cfg)
 	}
 	out := runner.Run(cfg)
-	if out.Process.NotFound && o.shell == "" {
+	if errors.Is(out.Process.StartErr, wrap.ErrNotFound) && o.shell == "" {
 		if h := shellSyntaxHint(rest, os.Getenv); h != "" {
 			d.Hintf("%s", h)
 		} else if v, ok := verbNearMiss(cfg.Argv[0]); ok && fs.ArgsLenAtDash() != 0 {

@@ -123,13 +123,13 @@ func WatchdogMain(in io.Reader, args []string) int {
 // receives it), waits for the group to empty until killAfter has passed,
 // then sends SIGKILL to whatever is left.
 func endGroup(pgid int, killAfter time.Duration) {
-	if !GroupAlive(pgid) {
+	if !groupAlive(pgid) {
 		return
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	_ = syscall.Kill(-pgid, syscall.SIGCONT)
 	deadline := time.Now().Add(killAfter)
-	for GroupAlive(pgid) {
+	for groupAlive(pgid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 			return

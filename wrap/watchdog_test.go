@@ -46,7 +46,7 @@ func TestWatchdogEndsGroupAtEOF(t *testing.T) {
 	start := time.Now()
 	wd.w.Close() // what the kernel does when capwrap dies
 	wait()       // the leader ends (SIGKILL: it ignores SIGTERM)
-	for GroupAlive(pgid) {
+	for groupAlive(pgid) {
 		if time.Since(start) > 3*time.Second {
 			t.Fatalf("group %d still alive %v after capwrap's end of the pipe closed", pgid, time.Since(start))
 		}
@@ -70,7 +70,7 @@ func TestWatchdogDisarm(t *testing.T) {
 	wd.Disarm()
 	wd.Disarm() // twice is harmless
 	time.Sleep(500 * time.Millisecond)
-	if !GroupAlive(pgid) {
+	if !groupAlive(pgid) {
 		t.Fatalf("a disarmed watchdog ended the group")
 	}
 }

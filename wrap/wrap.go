@@ -58,6 +58,9 @@ type Config struct {
 	Args []string
 	// Env is the child's environment; nil means capwrap's own.
 	Env []string
+	// Stdin is the child's stdin, passed on untouched (SPEC §3); nil means
+	// capwrap's own.
+	Stdin *os.File
 	// Stdout and Stderr receive the bytes read from the child's streams,
 	// one Write per read (at most ReadBufferSize bytes). The slice is
 	// reused after Write returns, so a writer must copy what it keeps.
@@ -173,11 +176,10 @@ type Result struct {
 	// TimedOut is true when --timeout expired; ExitCode or Signal still
 	// say how the child ended.
 	TimedOut bool
-	// StartErr is why the child could not be started; with NotFound or
-	// NotExecutable set when that is the reason (exit 127 and 126).
-	StartErr      error
-	NotFound      bool
-	NotExecutable bool
+	// StartErr is why the child could not be started: errors.Is with
+	// ErrNotFound or ErrNotExecutable tells those two reasons (a shell's
+	// 127 and 126), with ErrCancelled a start cancelled by a signal.
+	StartErr error
 	// PID is the child's process ID (also its process group ID).
 	PID int
 	// Started and Ended bracket the run: from just before the spawn to
@@ -284,6 +286,9 @@ func command(cfg Config) *exec.Cmd {
 	cmd := exec.Command(cfg.Args[0], cfg.Args[1:]...)
 	cmd.Env = cfg.Env
 	cmd.Stdin = os.Stdin
+	if cfg.Stdin != nil {
+		cmd.Stdin = cfg.Stdin
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setParentDeathSignal(cmd.SysProcAttr)
 	if cfg.TTY != nil && cfg.Foreground {
@@ -572,7 +577,7 @@ func (c *child) armKill(forwarded bool) {
 // it still has a live member. After a forwarded signal, Escalated says so.
 func (c *child) escalate() {
 	c.killC = nil
-	if !GroupAlive(c.pid) {
+	if !groupAlive(c.pid) {
 		return
 	}
 	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
@@ -589,7 +594,7 @@ func (c *child) reapGroup() {
 	}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for GroupAlive(c.pid) {
+	for groupAlive(c.pid) {
 		select {
 		case <-c.killC:
 			c.escalate()
@@ -652,11 +657,11 @@ func waitChild(pid int, waits chan<- syscall.WaitStatus, resume <-chan struct{})
 	}
 }
 
-// GroupAlive reports whether the process group has a member that is not a
+// groupAlive reports whether the process group has a member that is not a
 // zombie. kill(-pgid, 0) alone cannot tell: an orphaned zombie that init has
 // not reaped yet still counts there, so the members' states are looked at
 // (liveMember, per system).
-func GroupAlive(pgid int) bool {
+func groupAlive(pgid int) bool {
 	if syscall.Kill(-pgid, 0) != nil {
 		return false
 	}
@@ -694,6 +699,23 @@ func (e *cancelError) Error() string {
 }
 func (e *cancelError) Unwrap() error { return ErrCancelled }
 
+// The reasons a command could not be started that a shell tells apart
+// (POSIX: exit 127 and 126), found in Result.StartErr with errors.Is.
+var (
+	ErrNotFound      = errors.New("command not found")
+	ErrNotExecutable = errors.New("command not executable")
+)
+
+// StartError is Result.StartErr for a command not found or not
+// executable: Kind is ErrNotFound or ErrNotExecutable, Err what the system
+// said. Its text is Err's; errors.Is finds both.
+type StartError struct {
+	Kind, Err error
+}
+
+func (e *StartError) Error() string   { return e.Err.Error() }
+func (e *StartError) Unwrap() []error { return []error{e.Kind, e.Err} }
+
 // failStart records a spawn failure, classifying it as not found (127) or
 // found but not executable (126) the way POSIX shells do. An empty command
 // name is not found, as sh and env say; os/exec reports it only by the
@@ -706,10 +728,10 @@ func failStart(res Result, err error) Result {
 	case errors.As(err, &cancel):
 		res.Forwarded = cancel.sig
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist), err.Error() == "exec: no command":
-		res.NotFound = true
+		res.StartErr = &StartError{ErrNotFound, err}
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOEXEC),
 		errors.Is(err, syscall.EISDIR):
-		res.NotExecutable = true
+		res.StartErr = &StartError{ErrNotExecutable, err}
 	}
 	res.Ended = time.Now()
 	return res

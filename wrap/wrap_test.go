@@ -91,10 +91,11 @@ func TestExitStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, _, _ := run(t, Config{}, tt.args...)
+			notFound, notExec := errors.Is(res.StartErr, ErrNotFound), errors.Is(res.StartErr, ErrNotExecutable)
 			if res.State != tt.state || res.ExitCode != tt.code || res.Signal != tt.signal ||
-				res.NotFound != tt.notFound || res.NotExecutable != tt.notExec {
+				notFound != tt.notFound || notExec != tt.notExec {
 				t.Errorf("got state=%s code=%d signal=%v notfound=%v notexec=%v (err %v), want %s %d %v %v %v",
-					res.State, res.ExitCode, res.Signal, res.NotFound, res.NotExecutable, res.StartErr,
+					res.State, res.ExitCode, res.Signal, notFound, notExec, res.StartErr,
 					tt.state, tt.code, tt.signal, tt.notFound, tt.notExec)
 			}
 		})
@@ -138,7 +139,7 @@ func TestTimeoutLeavesNoSurvivor(t *testing.T) {
 	if res.State != StateSignaled || !res.TimedOut {
 		t.Fatalf("state %s", res.State)
 	}
-	if GroupAlive(pid) {
+	if groupAlive(pid) {
 		t.Fatalf("process group %d still has live members", pid)
 	}
 }
@@ -259,12 +260,12 @@ func TestGroupAlive(t *testing.T) {
 		done <- res
 	}()
 	<-started
-	if !GroupAlive(pid) {
+	if !groupAlive(pid) {
 		t.Fatalf("group %d of a running sleep reported dead", pid)
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	<-done
-	if GroupAlive(pid) {
+	if groupAlive(pid) {
 		t.Fatalf("group %d reported alive after SIGKILL and reaping", pid)
 	}
 }
@@ -322,6 +323,9 @@ func TestCommand(t *testing.T) {
 	if cmd := command(Config{Args: []string{"no-such-command-capwrap-test"}}); cmd.Err == nil {
 		t.Error("no Err for a command not in PATH")
 	}
+	if cmd := command(Config{Args: []string{"true"}, Stdin: os.Stderr}); cmd.Stdin != os.Stderr {
+		t.Errorf("Config.Stdin not given: stdin %v", cmd.Stdin)
+	}
 }
 
 // TestForwardedSignalEscalates: SPEC §3, after a forwarded SIGTERM a group
@@ -363,7 +367,7 @@ func TestForwardedSignalEscalates(t *testing.T) {
 				t.Errorf("state %s signal %v forwarded %v escalated %v, want signaled by %v after a forwarded SIGTERM and SIGKILL",
 					res.State, res.Signal, res.Forwarded, res.Escalated, tc.signal)
 			}
-			if GroupAlive(int(pid.Load())) {
+			if groupAlive(int(pid.Load())) {
 				t.Errorf("process group %d still has live members", pid.Load())
 			}
 		})

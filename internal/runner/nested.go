@@ -29,7 +29,7 @@ func passThrough(cfg Config) *Outcome {
 	// The environment as it is: the inner capwrap of `capwrap -- capwrap --
 	// CMD` is the one that captures, and an inner one under EnvNested
 	// finds it set already.
-	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Env: cfg.Environ, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
+	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Env: cfg.Environ, Stdin: cfg.Stdin, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
 		KillAfter: cfg.KillAfter, DrainTimeout: cfg.DrainTimeout, TTY: tty, Foreground: aloneAtKeyboard(cfg),
 		Caught: sigcatch.C()})
 	if err := o.Process.StartErr; err != nil && !errors.Is(err, wrap.ErrCancelled) {

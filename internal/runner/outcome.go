@@ -132,9 +132,9 @@ func (o *Outcome) childStatus() int {
 		return ExitUsage
 	case o.cancelledBeforeStart():
 		return ExitSignalBase + int(p.Forwarded)
-	case p.State == wrap.StateNotStarted && p.NotFound:
+	case p.State == wrap.StateNotStarted && errors.Is(p.StartErr, wrap.ErrNotFound):
 		return ExitNotFound
-	case p.State == wrap.StateNotStarted && p.NotExecutable:
+	case p.State == wrap.StateNotStarted && errors.Is(p.StartErr, wrap.ErrNotExecutable):
 		return ExitNotExec
 	case p.State == wrap.StateNotStarted:
 		return ExitUsage

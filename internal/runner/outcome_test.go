@@ -206,14 +206,14 @@ func TestOutcomeReceipt(t *testing.T) {
 			"process.reason": "SIGINT received by capwrap before the command started; it was not run"}},
 		{"not found", func() Outcome {
 			o := settled()
-			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, NotFound: true, StartErr: errors.New("exec: not found")}
+			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, StartErr: &wrap.StartError{Kind: wrap.ErrNotFound, Err: errors.New("exec: not found")}}
 			o.Previews = [2]*preview.Info{{State: preview.StateComplete}, {State: preview.StateComplete}}
 			return o
 		}, 127, 0, false, false, map[string]any{"process.state": "not_started", "process.exit_code": nil,
 			"process.signal": nil, "process.pid": nil, "process.reason": "exec: not found", "exit_status": 127.0}},
 		{"not executable", func() Outcome {
 			o := settled()
-			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, NotExecutable: true, StartErr: errors.New("permission denied")}
+			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, StartErr: &wrap.StartError{Kind: wrap.ErrNotExecutable, Err: errors.New("permission denied")}}
 			return o
 		}, 126, 0, false, false, map[string]any{"exit_status": 126.0}},
 		{"not started otherwise", func() Outcome {

@@ -235,6 +235,7 @@ func (r *run) spawn() {
 		Watchdog:     wd,
 		Args:         cfg.Argv,
 		Env:          cfg.Environ,
+		Stdin:        cfg.Stdin,
 		StdoutMark:   EnvNested,
 		Stdout:       r.sinks[0],
 		Stderr:       r.sinks[1],
@@ -322,7 +323,10 @@ func (r *run) settle() error {
 	if o.Process.StartErr != nil && !o.cancelledBeforeStart() {
 		// The error names the command, which may hold a secret: the
 		// message and the receipt's process.reason are sanitized.
-		sanitized := errors.New(sanitize(policy, o.Process.StartErr.Error()))
+		var sanitized error = errors.New(sanitize(policy, o.Process.StartErr.Error()))
+		if se := (*wrap.StartError)(nil); errors.As(o.Process.StartErr, &se) {
+			sanitized = &wrap.StartError{Kind: se.Kind, Err: sanitized} // not found or not executable still
+		}
 		r.d.Errorf("%s", sanitize(policy, startErrorText(r.cfg.Argv[0], o.Process)))
 		o.Process.StartErr = sanitized
 	}
@@ -492,9 +496,9 @@ func choosePTY(flag When, mode Mode, terminal [2]bool, d Diag) (wrap.PTYMode, er
 // shell word, so that an empty one shows as two single quotes.
 func startErrorText(name string, res wrap.Result) string {
 	switch {
-	case res.NotFound:
+	case errors.Is(res.StartErr, wrap.ErrNotFound):
 		return fmt.Sprintf("command not found: %s", text.ShellQuote(name))
-	case res.NotExecutable:
+	case errors.Is(res.StartErr, wrap.ErrNotExecutable):
 		return fmt.Sprintf("cannot execute %s: %v", name, store.UnwrapPath(res.StartErr))
 	}
 	return fmt.Sprintf("cannot start %s: %v", name, res.StartErr)
