@@ -16,7 +16,7 @@ import (
 // internal/runner composes a run from them, internal/job supervises runs,
 // and the CLI calls both.
 var moduleImports = map[string][]string{
-	".":                     {"internal/job", "internal/runner", "internal/sigcatch", "internal/text", "receipt", "store", "store/readback", "wrap"},
+	".":                     {"internal/job", "internal/runner", "internal/sigcatch", "internal/text", "receipt", "redact", "store", "store/readback", "wrap"},
 	"internal/job":          {"internal/guard", "internal/runner", "internal/sigcatch", "internal/text", "preview", "receipt", "store", "wrap"},
 	"internal/runner":       {"internal/guard", "internal/sigcatch", "internal/text", "preview", "receipt", "redact", "store", "wrap"},
 	"internal/guard":        nil,
