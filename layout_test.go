@@ -2,13 +2,15 @@ package main
 
 import (
 	"go/build"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestPackagesIndependent holds the layout of the README: wrap, preview,
 // store and redact know nothing of each other (nor of the run that
-// composes them), and only internal/runner imports them together.
+// composes them), and only internal/runner imports them together. A leaf
+// may have internal packages of its own (redact/internal/...).
 func TestPackagesIndependent(t *testing.T) {
 	const mod = "github.com/capwrap/capwrap/"
 	leaves := []string{"wrap", "preview", "store", "redact"}
@@ -18,7 +20,7 @@ func TestPackagesIndependent(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, imp := range append(pkg.Imports, pkg.TestImports...) {
-			if strings.HasPrefix(imp, mod) {
+			if strings.HasPrefix(imp, mod) && !strings.HasPrefix(imp, mod+p+"/internal/") {
 				t.Errorf("package %s imports %s", p, imp)
 			}
 		}
@@ -34,6 +36,28 @@ func TestPackagesIndependent(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("internal/runner does not import %s: is the run composed elsewhere?", p)
+		}
+	}
+}
+
+// TestLayoutRedactWalls holds the redactor's internal walls (STYLE.md,
+// "Layout: the next step"): below the policy in redact, each internal
+// package imports of this module only what is listed here, so none of
+// them, nor its tests, knows the policy.
+func TestLayoutRedactWalls(t *testing.T) {
+	const mod = "github.com/capwrap/capwrap/"
+	walls := map[string][]string{
+		"redact/internal/scan": nil,
+	}
+	for p, allowed := range walls {
+		pkg, err := build.Default.ImportDir(p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range append(pkg.Imports, pkg.TestImports...) {
+			if strings.HasPrefix(imp, mod) && !slices.Contains(allowed, strings.TrimPrefix(imp, mod)) {
+				t.Errorf("package %s imports %s", p, imp)
+			}
 		}
 	}
 }

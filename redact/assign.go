@@ -1,6 +1,10 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
+)
 
 // Assignments (SPEC §6 "password=/secret:-style assignments"): a value given
 // to a secret-looking key. The key word is found anywhere (it may sit inside
@@ -31,11 +35,11 @@ import "bytes"
 
 type assignDet struct {
 	kind     int32
-	minLen   int      // shortest value masked outside a strong context, in bytes
-	lenient  bool     // password-like: a literal of any shape counts, not only a random-looking one
-	word     bool     // the keyword must begin a word or a part of a compound name (pass, pwd, auth): not bypass, compass
-	whole    bool     // nothing may follow the keyword in the name (pass, sig)
-	valueSet *byteSet // if set, the value must be exactly valueLen bytes of this set
+	minLen   int           // shortest value masked outside a strong context, in bytes
+	lenient  bool          // password-like: a literal of any shape counts, not only a random-looking one
+	word     bool          // the keyword must begin a word or a part of a compound name (pass, pwd, auth): not bypass, compass
+	whole    bool          // nothing may follow the keyword in the name (pass, sig)
+	valueSet *scan.ByteSet // if set, the value must be exactly valueLen bytes of this set
 	valueLen int
 	notAfter map[string]bool // words that, just before the keyword, make the key no credential's (nextToken)
 }
@@ -47,7 +51,6 @@ const (
 	// assignLookMax bounds how far after a key its value may be looked for
 	// (on the next line, or as the "value" key of the object that follows).
 	assignLookMax = 384
-	lexMax        = 8 // the longest quote or separator lexeme, in bytes
 )
 
 // assignBack is how far before its keyword an assignment looks: at the
@@ -57,98 +60,17 @@ const assignBack = 24
 func (d *assignDet) back() int { return assignBack }
 
 func (d *assignDet) window(kw int) int {
-	return kw + assignNameMax + lexMax + assignBlankMax + lexMax + assignBlankMax + assignLookMax + 2*lexMax + assignValueMax + 2*assignBlankMax
-}
-
-// lex is the answer of a lexeme reader: found, not there, or w ended inside
-// a prefix of one.
-type lex int8
-
-const (
-	lexNo lex = iota
-	lexYes
-	lexMore
-)
-
-// hasAt reports whether w[i:] starts with s, folding ASCII case if fold.
-func hasAt(w []byte, i int, s string, fold bool) lex {
-	for k := 0; k < len(s); k++ {
-		if i+k == len(w) {
-			return lexMore
-		}
-		c := w[i+k]
-		if fold {
-			c = lower(c)
-		}
-		if c != s[k] {
-			return lexNo
-		}
-	}
-	return lexYes
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
+	return kw + assignNameMax + scan.LexMax + assignBlankMax + scan.LexMax + assignBlankMax + assignLookMax + 2*scan.LexMax + assignValueMax + 2*assignBlankMax
 }
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// quote is a quote lexeme: a quote byte after esc backslashes, or an escape
-// that stands for a double quote (\u0022, &quot;).
-type quote struct {
-	n     int    // length of the lexeme, 0: none
-	q     byte   // the quote byte
-	esc   int    // backslashes before it
-	named string // "\\u0022" or "&quot;": the lexeme itself closes
-}
-
-// quoteAt reads a quote lexeme at w[i].
-func quoteAt(w []byte, i int) (quote, lex) {
-	if i == len(w) {
-		return quote{}, lexMore
-	}
-	switch c := w[i]; c {
-	case '"', '\'', '`':
-		return quote{n: 1, q: c}, lexYes
-	case '\\':
-		j := i
-		for j < len(w) && w[j] == '\\' && j-i < lexMax-1 {
-			j++
-		}
-		if j == len(w) {
-			return quote{}, lexMore
-		}
-		if w[j] == '"' || w[j] == '\'' {
-			return quote{n: j - i + 1, q: w[j], esc: j - i}, lexYes
-		}
-		if j == i+1 {
-			switch hasAt(w, i, `\u0022`, true) {
-			case lexYes:
-				return quote{n: 6, q: '"', named: `\u0022`}, lexYes
-			case lexMore:
-				return quote{}, lexMore
-			}
-		}
-	case '&':
-		switch hasAt(w, i, "&quot;", true) {
-		case lexYes:
-			return quote{n: 6, q: '"', named: "&quot;"}, lexYes
-		case lexMore:
-			return quote{}, lexMore
-		}
-	}
-	return quote{}, lexNo
-}
-
 // sepAt reads a separator at w[i] and returns its length and '=' or ':'.
-func sepAt(w []byte, i int) (int, byte, lex) {
+func sepAt(w []byte, i int) (int, byte, scan.Lex) {
 	if i == len(w) {
-		return 0, 0, lexMore
+		return 0, 0, scan.More
 	}
 	next := func(k int) (byte, bool) {
 		if i+k < len(w) {
@@ -160,61 +82,61 @@ func sepAt(w []byte, i int) (int, byte, lex) {
 	case '=':
 		c, ok := next(1)
 		if !ok {
-			return 0, 0, lexMore
+			return 0, 0, scan.More
 		}
 		switch c {
 		case '=':
-			return 0, 0, lexNo // a comparison
+			return 0, 0, scan.No // a comparison
 		case '>':
-			return 2, '=', lexYes
+			return 2, '=', scan.Yes
 		case '~':
 			c2, ok := next(2)
 			if !ok {
-				return 0, 0, lexMore
+				return 0, 0, scan.More
 			}
 			if c2 == ' ' || c2 == '\t' || c2 == '/' {
-				return 0, 0, lexNo // a regular expression match
+				return 0, 0, scan.No // a regular expression match
 			}
 		}
-		return 1, '=', lexYes
+		return 1, '=', scan.Yes
 	case ':':
 		c, ok := next(1)
 		if !ok {
-			return 0, 0, lexMore
+			return 0, 0, scan.More
 		}
 		switch c {
 		case ':':
-			return 0, 0, lexNo // a scope: Token::Kind
+			return 0, 0, scan.No // a scope: Token::Kind
 		case '=':
-			return 2, ':', lexYes
+			return 2, ':', scan.Yes
 		}
-		return 1, ':', lexYes
+		return 1, ':', scan.Yes
 	case '\\':
 		for _, s := range []string{`\u003d`, `\u003a`} {
-			switch hasAt(w, i, s, true) {
-			case lexYes:
+			switch scan.HasAt(w, i, s, true) {
+			case scan.Yes:
 				if s[5] == 'd' {
-					return len(s), '=', lexYes
+					return len(s), '=', scan.Yes
 				}
-				return len(s), ':', lexYes
-			case lexMore:
-				return 0, 0, lexMore
+				return len(s), ':', scan.Yes
+			case scan.More:
+				return 0, 0, scan.More
 			}
 		}
 	case '%':
 		for _, s := range []string{"%3d", "%3a"} {
-			switch hasAt(w, i, s, true) {
-			case lexYes:
+			switch scan.HasAt(w, i, s, true) {
+			case scan.Yes:
 				if s[2] == 'd' {
-					return 3, '=', lexYes
+					return 3, '=', scan.Yes
 				}
-				return 3, ':', lexYes
-			case lexMore:
-				return 0, 0, lexMore
+				return 3, ':', scan.Yes
+			case scan.More:
+				return 0, 0, scan.More
 			}
 		}
 	}
-	return 0, 0, lexNo
+	return 0, 0, scan.No
 }
 
 // gluedWords may follow a keyword directly, in any case: apikey, secretkey,
@@ -295,7 +217,7 @@ func lastWordIn(m map[string]bool, name []byte) bool {
 		return false
 	}
 	for k, c := range w {
-		buf[k] = lower(c)
+		buf[k] = scan.Lower(c)
 	}
 	return m[string(buf[:len(w)])]
 }
@@ -319,10 +241,10 @@ func extension(rest []byte) bool {
 // jsonEscape holds the bytes after a backslash that end a bare value: a
 // JSON or string escape (\" \n \u0026 \/), which means the value was inside
 // a quoted string and its end has come.
-var jsonEscape = newSet(`"'nrtubf/\`)
+var jsonEscape = scan.NewSet(`"'nrtubf/\`)
 
 // setBare holds the bytes of an unquoted value.
-var setBare = newSet(" \t,;\"'`)]}>&<").union(setControl).not()
+var setBare = scan.NewSet(" \t,;\"'`)]}>&<").Union(setControl).Not()
 
 func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
 	var p byte // the byte before the keyword, 0 at the start
@@ -358,7 +280,7 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	}
 	i := kw
 	if i == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
 	upperKw := isUpper(w[kw-1])
 	if c := w[i]; setLetter[c] {
@@ -368,8 +290,8 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 		case isUpper(c) && !upperKw: // a camelCase part: secretKey, apiTokenValue
 		default:
 			n, st := gluedWord(w, i)
-			if st == lexMore {
-				return wait(final, i)
+			if st == scan.More {
+				return scan.Wait(final, i)
 			}
 			if n == 0 {
 				return false, 0 // a longer word: tokenizer, passwords
@@ -380,18 +302,18 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 			return false, 0
 		}
 		if i+1 == len(w) {
-			return wait(final, i)
+			return scan.Wait(final, i)
 		}
 		if setAlnum[w[i+1]] {
 			return false, 0 // db_pass_file, pass.txt
 		}
 	}
-	j := skip(w, i, setName, assignNameMax+1)
+	j := scan.Skip(w, i, setName, assignNameMax+1)
 	if j-kw > assignNameMax {
 		return false, 0
 	}
 	if j == len(w) {
-		return wait(final, j)
+		return scan.Wait(final, j)
 	}
 	name := w[:j]
 	if j > kw && (lastWordIn(nonSecretWords, name) || extension(w[kw:j])) {
@@ -401,31 +323,31 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if p == ':' && w[j] == ':' {
 		return false, 0 // a field of an ARN or URN: arn:aws:secretsmanager:*:*:secret:name
 	}
-	kq, st := quoteAt(w, j)
-	if st == lexMore {
-		return wait(final, j)
+	kq, st := scan.QuoteAt(w, j)
+	if st == scan.More {
+		return scan.Wait(final, j)
 	}
-	i = j + kq.n
-	i = skip(w, i, setBlank, assignBlankMax)
+	i = j + kq.N
+	i = scan.Skip(w, i, setBlank, assignBlankMax)
 	if i == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
-	blankBefore := i > j+kq.n
+	blankBefore := i > j+kq.N
 	c := valueCtx{kw: w[:kw]}
 
-	if kq.n == 0 && !blankBefore && w[i] == '>' {
+	if kq.N == 0 && !blankBefore && w[i] == '>' {
 		return d.xmlElement(w, i+1, name, final, sink)
 	}
 	n, sep, st := sepAt(w, i)
-	if st == lexMore {
+	if st == scan.More {
 		if w[i] == '=' || w[i] == ':' {
-			return wait(final, i+1) // no value starts at its separator: "PASSWORD=" is shown at once
+			return scan.Wait(final, i+1) // no value starts at its separator: "PASSWORD=" is shown at once
 		}
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
 	if n == 0 {
 		switch {
-		case dashes > 0 && kq.n == 0 && blankBefore:
+		case dashes > 0 && kq.N == 0 && blankBefore:
 			// A command-line flag: --password VALUE, -storepass VALUE; in
 			// prose ("the --password option") it is followed by words.
 			c.strong, c.prose, c.wordy = true, true, true
@@ -433,20 +355,20 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 		case namedValue(pre[:ns]):
 			// A key named as a value: "name": "DB_PASSWORD", "value": "...".
 			return d.lookValue(w, i, c, final, sink)
-		case d.lenient && blankBefore && kq.n == 0 && w[i] == '\'':
+		case d.lenient && blankBefore && kq.N == 0 && w[i] == '\'':
 			// SQL: PASSWORD 'VALUE', IDENTIFIED BY 'VALUE'.
 			return d.value(w, i, c, final, sink)
 		}
 		return false, 0
 	}
 	i += n
-	k := skip(w, i, setBlank, assignBlankMax)
+	k := scan.Skip(w, i, setBlank, assignBlankMax)
 	if k == len(w) {
-		return wait(final, k)
+		return scan.Wait(final, k)
 	}
 	afterBlank := k > i
 	i = k
-	c.strong = sep == '=' && !blankBefore && !afterBlank && kq.n == 0 && (envStyle || p == '?' || p == '&' || p == ';' || dashes > 0)
+	c.strong = sep == '=' && !blankBefore && !afterBlank && kq.N == 0 && (envStyle || p == '?' || p == '&' || p == ';' || dashes > 0)
 	c.prose = sep == ':' && afterBlank
 	switch w[i] {
 	case '\n', '\r', '|', '>':
@@ -502,22 +424,22 @@ func namedValue(pre []byte) bool {
 
 // gluedWord returns the length of a word of gluedWords at w[i] (any case)
 // that is not followed by another lower-case letter.
-func gluedWord(w []byte, i int) (int, lex) {
+func gluedWord(w []byte, i int) (int, scan.Lex) {
 	for _, g := range gluedWords {
-		switch hasAt(w, i, g, true) {
-		case lexMore:
-			return 0, lexMore
-		case lexYes:
+		switch scan.HasAt(w, i, g, true) {
+		case scan.More:
+			return 0, scan.More
+		case scan.Yes:
 			e := i + len(g)
 			if e == len(w) {
-				return 0, lexMore
+				return 0, scan.More
 			}
 			if !isLower(w[e]) || isUpper(w[i]) {
-				return len(g), lexYes
+				return len(g), scan.Yes
 			}
 		}
 	}
-	return 0, lexYes
+	return 0, scan.Yes
 }
 
 // lastByteKw runs a detector whose keywords end with one byte that is not
@@ -543,13 +465,13 @@ type valueCtx struct {
 // secret.
 func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
 	if i == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
-	q, st := quoteAt(w, i)
-	if st == lexMore {
-		return wait(final, i)
+	q, st := scan.QuoteAt(w, i)
+	if st == scan.More {
+		return scan.Wait(final, i)
 	}
-	if q.n == 0 {
+	if q.N == 0 {
 		// A Python string prefix: b"...", r'...', rb"...".
 		k := i
 		for k < len(w) && k-i < 2 && bytes.IndexByte([]byte("bBrRuU"), w[k]) >= 0 {
@@ -557,15 +479,15 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 		}
 		if k > i {
 			if k == len(w) {
-				return wait(final, i)
+				return scan.Wait(final, i)
 			}
 			if w[k] == '"' || w[k] == '\'' {
-				q = quote{n: k - i + 1, q: w[k]}
+				q = scan.Quote{N: k - i + 1, Q: w[k]}
 			}
 		}
 	}
-	if q.n > 0 {
-		return d.quoted(w, i+q.n, q, c, final, sink)
+	if q.N > 0 {
+		return d.quoted(w, i+q.N, q, c, final, sink)
 	}
 	vs := i
 	for i < len(w) && setBare[w[i]] && i-vs <= assignValueMax {
@@ -588,7 +510,7 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 	}
 	ve := i
 	if c.prose && i < len(w) && setBlank[w[i]] && letters(w[vs:i]) {
-		j := skip(w, i, setBlank, 8)
+		j := scan.Skip(w, i, setBlank, 8)
 		if j == len(w) && !final {
 			return true, vs
 		}
@@ -616,20 +538,20 @@ func hasUpper(b []byte) bool {
 
 // quoted reads a quoted value starting at w[vs], after the opening quote q,
 // and masks it if it is a secret.
-func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) quoted(w []byte, vs int, q scan.Quote, c valueCtx, final bool, sink spanSink) (bool, int) {
 	i := vs
 	ve := -1
 	cut := false // w ends inside a lexeme that may close the value
 	for i < len(w) && w[i] != '\n' && i-vs <= assignValueMax {
 		b := w[i]
-		if q.named != "" {
-			if b == q.named[0] {
-				st := hasAt(w, i, q.named, true)
-				if st == lexMore {
+		if q.Named != "" {
+			if b == q.Named[0] {
+				st := scan.HasAt(w, i, q.Named, true)
+				if st == scan.More {
 					cut = true
 					break
 				}
-				if st == lexYes {
+				if st == scan.Yes {
 					ve = i
 					break
 				}
@@ -637,7 +559,7 @@ func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, si
 			i++
 			continue
 		}
-		if b == '\\' && q.esc == 0 && q.q != '\'' {
+		if b == '\\' && q.Esc == 0 && q.Q != '\'' {
 			if i+1 < len(w) && w[i+1] != '\n' {
 				i += 2
 				continue
@@ -647,20 +569,20 @@ func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, si
 				break
 			}
 		}
-		if b == q.q {
+		if b == q.Q {
 			run := 0
 			for run < i-vs && w[i-1-run] == '\\' {
 				run++
 			}
-			if q.esc == 0 || run <= q.esc {
-				ve = i - min(run, q.esc)
+			if q.Esc == 0 || run <= q.Esc {
+				ve = i - min(run, q.Esc)
 				break
 			}
 		}
 		i++
 	}
 	if ve < 0 && i-vs > assignValueMax {
-		set := newQuoteSet(q.q)
+		set := newQuoteSet(q.Q)
 		sink.add(vs, i, d.kind, extender{mode: extSet, set: set, max: extendMax})
 		return false, 0
 	}
@@ -678,13 +600,13 @@ func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, si
 	return false, 0
 }
 
-var quoteSets = map[byte]*byteSet{
-	'"':  newSet("\"\n").not(),
-	'\'': newSet("'\n").not(),
-	'`':  newSet("`\n").not(),
+var quoteSets = map[byte]*scan.ByteSet{
+	'"':  scan.NewSet("\"\n").Not(),
+	'\'': scan.NewSet("'\n").Not(),
+	'`':  scan.NewSet("`\n").Not(),
 }
 
-func newQuoteSet(q byte) *byteSet { return quoteSets[q] }
+func newQuoteSet(q byte) *scan.ByteSet { return quoteSets[q] }
 
 // xmlElement reads <key>VALUE</...key> from w[i], just after the ">".
 func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink spanSink) (bool, int) {
@@ -703,7 +625,7 @@ func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink sp
 			return true, vs
 		}
 	}
-	if hasAt(w, i, "</", false) != lexYes {
+	if scan.HasAt(w, i, "</", false) != scan.Yes {
 		return false, 0
 	}
 	k := bytes.IndexByte(w[i:min(len(w), e)], '>')
@@ -728,34 +650,34 @@ func (d *assignDet) nextLine(w []byte, i int, c valueCtx, final bool, sink spanS
 		for i < len(w) && (w[i] == '-' || w[i] == '+') {
 			i++
 		}
-		i = skip(w, i, setBlank, assignBlankMax)
+		i = scan.Skip(w, i, setBlank, assignBlankMax)
 	}
 	if i < len(w) && w[i] == '\r' {
 		i++
 	}
 	if i == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
 	if w[i] != '\n' {
 		return false, 0
 	}
 	i++
-	k := skip(w, i, setBlank, assignBlankMax)
+	k := scan.Skip(w, i, setBlank, assignBlankMax)
 	if k == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
 	if k == i || w[k] == '\n' || w[k] == '\r' || w[k] == '#' {
 		return false, 0 // not indented: another key
 	}
-	if hasAt(w, k, "- ", false) == lexYes {
+	if scan.HasAt(w, k, "- ", false) == scan.Yes {
 		return false, 0 // a list
 	}
 	// "value: V" on the next line is an object's value; anything else with a
 	// colon is another key.
-	switch hasAt(w, k, "value", true) {
-	case lexMore:
-		return wait(final, i)
-	case lexYes:
+	switch scan.HasAt(w, k, "value", true) {
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.Yes:
 		return d.lookValue(w, k, c, final, sink)
 	}
 	e := k
@@ -785,7 +707,7 @@ func (d *assignDet) lookValue(w []byte, i int, c valueCtx, final bool, sink span
 	depth, lines := 0, 0
 	for k := i; k < lim; k++ {
 		if k == len(w) {
-			return wait(final, from)
+			return scan.Wait(final, from)
 		}
 		switch b := w[k]; b {
 		case '{', '[':
@@ -802,36 +724,36 @@ func (d *assignDet) lookValue(w []byte, i int, c valueCtx, final bool, sink span
 			if k > i && (setName[w[k-1]] && !(isLower(w[k-1]) && b == 'V')) {
 				continue
 			}
-			st := hasAt(w, k, "value", true)
-			if st == lexMore {
-				return wait(final, from)
+			st := scan.HasAt(w, k, "value", true)
+			if st == scan.More {
+				return scan.Wait(final, from)
 			}
-			if st == lexNo {
+			if st == scan.No {
 				continue
 			}
 			e := k + len("value")
 			if e == len(w) {
-				return wait(final, from)
+				return scan.Wait(final, from)
 			}
 			if setName[w[e]] {
 				continue
 			}
-			kq, st := quoteAt(w, e)
-			if st == lexMore {
-				return wait(final, from)
+			kq, st := scan.QuoteAt(w, e)
+			if st == scan.More {
+				return scan.Wait(final, from)
 			}
-			e = skip(w, e+kq.n, setBlank, assignBlankMax)
+			e = scan.Skip(w, e+kq.N, setBlank, assignBlankMax)
 			n, sep, st := sepAt(w, e)
-			if st == lexMore {
-				return wait(final, from)
+			if st == scan.More {
+				return scan.Wait(final, from)
 			}
 			if n == 0 {
 				continue
 			}
 			e += n
-			s := skip(w, e, setBlank, assignBlankMax)
+			s := scan.Skip(w, e, setBlank, assignBlankMax)
 			if s == len(w) {
-				return wait(final, from)
+				return scan.Wait(final, from)
 			}
 			vc := valueCtx{kw: c.kw, prose: sep == ':' && s > e}
 			return d.value(w, s, vc, final, sink)
@@ -963,7 +885,7 @@ func shapeOf(v []byte) shape {
 		}
 		vowel := false
 		for _, c := range v[i:j] {
-			switch lower(c) {
+			switch scan.Lower(c) {
 			case 'a', 'e', 'i', 'o', 'u', 'y':
 				vowel = true
 			}
@@ -1113,8 +1035,8 @@ func regex(v []byte) bool {
 // identStart and identByte are the bytes of identifiers in common
 // languages.
 var (
-	identStart = newSet("A-Za-z_$")
-	identByte  = newSet("A-Za-z0-9_$")
+	identStart = scan.NewSet("A-Za-z_$")
+	identByte  = scan.NewSet("A-Za-z0-9_$")
 )
 
 // code reports whether a bare value is code: a call, index or composite

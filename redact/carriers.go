@@ -1,6 +1,10 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
+)
 
 // Carriers (SPEC §6): the places a secret travels in that have no key word
 // before it, or not one an assignment can read: command lines (curl -u
@@ -75,14 +79,14 @@ const cliLineMax = 1024
 func (d *cliDet) window(kw int) int { return kw + cliLineMax + 1 }
 
 // setWordEnd holds the bytes that may follow a command's name.
-var setWordEnd = newSet(" \t")
+var setWordEnd = scan.NewSet(" \t")
 
 func (d *cliDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
 	if len(pre) > 0 && setName[pre[len(pre)-1]] {
 		return false, 0 // inside a word or a longer name
 	}
 	if kw == len(w) {
-		return wait(final, kw)
+		return scan.Wait(final, kw)
 	}
 	if !setWordEnd[w[kw]] {
 		return false, 0
@@ -231,20 +235,20 @@ func (d *netrcDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 		return s, i, i < len(w) || final
 	}
 	if kw == len(w) {
-		return wait(final, kw)
+		return scan.Wait(final, kw)
 	}
 	if !setBlank[w[kw]] {
 		return false, 0
 	}
 	if s, e, ok := tok(); !ok {
-		return wait(final, s)
+		return scan.Wait(final, s)
 	} else if e == s {
 		return false, 0 // machine with no host
 	}
 	for {
 		s, e, ok := tok()
 		if !ok {
-			return wait(final, s)
+			return scan.Wait(final, s)
 		}
 		key := string(w[s:e])
 		if !netrcKeys[key] {
@@ -252,7 +256,7 @@ func (d *netrcDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 		}
 		vs, ve, ok := tok()
 		if !ok {
-			return wait(final, vs)
+			return scan.Wait(final, vs)
 		}
 		if ve == vs {
 			return false, 0
@@ -276,7 +280,7 @@ type cookieDet struct{ kind int32 }
 const cookieMax = 2048
 
 func (d *cookieDet) window(kw int) int {
-	return kw + lexMax + assignBlankMax + 2 + lexMax + cookieMax + 1
+	return kw + scan.LexMax + assignBlankMax + 2 + scan.LexMax + cookieMax + 1
 }
 
 var cookieAttrs = map[string]bool{
@@ -293,20 +297,20 @@ func (d *cookieDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	}
 	st, i := keySeparator(w, kw)
 	switch st {
-	case lexMore:
-		return wait(final, i)
-	case lexNo:
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.No:
 		return false, 0
 	}
-	i = skip(w, i, setBlank, assignBlankMax)
-	vq, st := quoteAt(w, i)
-	if st == lexMore {
-		return wait(final, i)
+	i = scan.Skip(w, i, setBlank, assignBlankMax)
+	vq, st := scan.QuoteAt(w, i)
+	if st == scan.More {
+		return scan.Wait(final, i)
 	}
-	i += vq.n
+	i += vq.N
 	from := i
 	e := i
-	for e < len(w) && w[e] != '\n' && w[e] != '\r' && e-i < cookieMax && !(vq.n > 0 && w[e] == vq.q) {
+	for e < len(w) && w[e] != '\n' && w[e] != '\r' && e-i < cookieMax && !(vq.N > 0 && w[e] == vq.Q) {
 		e++
 	}
 	if e == len(w) && !final {

@@ -1,5 +1,7 @@
 package redact
 
+import "github.com/capwrap/capwrap/redact/internal/scan"
+
 // The built-in catalogue of credential shapes (SPEC §6 source 2). Each entry
 // names the kind written in its marker, the keywords that trigger it and the
 // detector that decides. Keywords marked exact are case-sensitive; the others
@@ -27,7 +29,7 @@ type catalogueEntry struct {
 
 func prefix(kind string, body string, min, max int, overlong bool) func(func(string) int32) detector {
 	return func(k func(string) int32) detector {
-		return &prefixDet{kind: k(kind), body: newSet(body), min: min, max: max, left: setAlnum, overlong: overlong}
+		return &prefixDet{kind: k(kind), body: scan.NewSet(body), min: min, max: max, left: setAlnum, overlong: overlong}
 	}
 }
 
@@ -48,11 +50,11 @@ var catalogue = []catalogueEntry{
 	{kind: "aws-access-key-id", keywords: []string{"AKIA", "ASIA"}, exact: true,
 		det: func(k func(string) int32) detector {
 			// Exactly 16 base32 characters, not inside a longer word.
-			return &prefixDet{kind: k("aws-access-key-id"), body: newSet("A-Z2-7"), min: 16, max: 16, left: setAlnum, right: setAlnum}
+			return &prefixDet{kind: k("aws-access-key-id"), body: scan.NewSet("A-Z2-7"), min: 16, max: 16, left: setAlnum, right: setAlnum}
 		}},
 	{kind: "aws-secret-access-key", keywords: []string{"aws_secret_access_key", "aws_secret_key", "secretaccesskey", "aws-secret-access-key"},
 		det: func(k func(string) int32) detector {
-			return &assignDet{kind: k("aws-secret-access-key"), minLen: 40, valueSet: newSet("A-Za-z0-9/+="), valueLen: 40}
+			return &assignDet{kind: k("aws-secret-access-key"), minLen: 40, valueSet: scan.NewSet("A-Za-z0-9/+="), valueLen: 40}
 		}},
 	{kind: "github-pat", keywords: []string{"ghp_"}, exact: true, det: prefix("github-pat", "A-Za-z0-9", 36, 251, true)},
 	{kind: "github-oauth-token", keywords: []string{"gho_"}, exact: true, det: prefix("github-oauth-token", "A-Za-z0-9", 36, 251, true)},
@@ -68,11 +70,11 @@ var catalogue = []catalogueEntry{
 	{kind: "slack-app-token", keywords: []string{"xapp-"}, exact: true, det: prefix("slack-app-token", "A-Za-z0-9-", 10, 251, true)},
 	{kind: "slack-webhook", keywords: []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"},
 		det: func(k func(string) int32) detector {
-			return &prefixDet{kind: k("slack-webhook"), body: newSet("A-Za-z0-9/_-"), min: 20, max: 251, afterKw: true, overlong: true}
+			return &prefixDet{kind: k("slack-webhook"), body: scan.NewSet("A-Za-z0-9/_-"), min: 20, max: 251, afterKw: true, overlong: true}
 		}},
 	{kind: "discord-webhook", keywords: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"},
 		det: func(k func(string) int32) detector {
-			return &prefixDet{kind: k("discord-webhook"), body: newSet("A-Za-z0-9/_-"), min: 40, max: 251, afterKw: true, overlong: true}
+			return &prefixDet{kind: k("discord-webhook"), body: scan.NewSet("A-Za-z0-9/_-"), min: 40, max: 251, afterKw: true, overlong: true}
 		}},
 	{kind: "discord-bot-token", keywords: discordKeywords(), exact: true,
 		det: func(k func(string) int32) detector { return &discordDet{kind: k("discord-bot-token")} }},
@@ -84,7 +86,7 @@ var catalogue = []catalogueEntry{
 	{kind: "npm-token", keywords: []string{"npm_"}, exact: true, det: prefix("npm-token", "A-Za-z0-9", 36, 36, false)},
 	{kind: "pypi-token", keywords: []string{"AgEIcHlwaS5vcmc"}, exact: true, det: func(k func(string) int32) detector {
 		// The keyword is the fixed base64 of the macaroon header, after "pypi-".
-		return &prefixDet{kind: k("pypi-token"), body: newSet("A-Za-z0-9_-"), min: 50, max: 400, left: newSet("-").not(), overlong: true}
+		return &prefixDet{kind: k("pypi-token"), body: scan.NewSet("A-Za-z0-9_-"), min: 50, max: 400, left: scan.NewSet("-").Not(), overlong: true}
 	}},
 	{kind: "huggingface-token", keywords: []string{"hf_"}, exact: true, det: prefix("huggingface-token", "A-Za-z", 34, 34, false)},
 	{kind: "digitalocean-token", keywords: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, exact: true, det: prefix("digitalocean-token", "a-f0-9", 64, 64, false)},

@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"regexp"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // Detectors: each decides, from a bounded window that starts at a keyword,
@@ -10,93 +12,40 @@ import (
 // scanners over bytes (no regexp on the hot path) written so that a decision
 // taken on a partial window is the one the full window would give.
 
-// byteSet is a set of byte values.
-type byteSet [256]bool
-
-// newSet builds a set from a spec of single bytes and ranges "a-z"; a '-' that
-// is first or last stands for itself.
-func newSet(spec string) *byteSet {
-	s := new(byteSet)
-	for i := 0; i < len(spec); i++ {
-		if i+2 < len(spec) && spec[i+1] == '-' {
-			for c := int(spec[i]); c <= int(spec[i+2]); c++ {
-				s[c] = true
-			}
-			i += 2
-			continue
-		}
-		s[spec[i]] = true
-	}
-	return s
-}
-
-// not returns the complement of s.
-func (s *byteSet) not() *byteSet {
-	t := new(byteSet)
-	for i := range s {
-		t[i] = !s[i]
-	}
-	return t
-}
-
-// union returns a set holding the bytes of s and t.
-func (s *byteSet) union(t *byteSet) *byteSet {
-	u := new(byteSet)
-	for i := range s {
-		u[i] = s[i] || t[i]
-	}
-	return u
-}
-
 var (
-	setAlnum   = newSet("A-Za-z0-9")
-	setB64URL  = newSet("A-Za-z0-9_-")
-	setLetter  = newSet("A-Za-z")
-	setBlank   = newSet(" \t")
-	setControl = newSet("\x00-\x1f\x7f")
+	setAlnum   = scan.NewSet("A-Za-z0-9")
+	setB64URL  = scan.NewSet("A-Za-z0-9_-")
+	setLetter  = scan.NewSet("A-Za-z")
+	setBlank   = scan.NewSet(" \t")
+	setControl = scan.NewSet("\x00-\x1f\x7f")
 	// setName continues a key name: "password_hash", "api-key.v2".
-	setName = newSet("A-Za-z0-9_.-")
+	setName = scan.NewSet("A-Za-z0-9_.-")
 	// setAuthValue holds the bytes of an Authorization header value.
-	setAuthValue = newSet(" ,;\"'").union(setControl).not()
+	setAuthValue = scan.NewSet(" ,;\"'").Union(setControl).Not()
 	// setBearer holds the bytes of an RFC 6750 token68.
-	setBearer = newSet("A-Za-z0-9._~+/=-")
+	setBearer = scan.NewSet("A-Za-z0-9._~+/=-")
 	// setURLUser and setURLPass hold the bytes of a URL's userinfo parts.
-	setURLUser = newSet(" /@:?#").union(setControl).not()
-	setURLPass = newSet(" /@?").union(setControl).not() // "#" too: unescaped, it is part of a password more often than a fragment before an "@"
-	setPEMName = newSet("A-Z0-9 ")
+	setURLUser = scan.NewSet(" /@:?#").Union(setControl).Not()
+	setURLPass = scan.NewSet(" /@?").Union(setControl).Not() // "#" too: unescaped, it is part of a password more often than a fragment before an "@"
+	setPEMName = scan.NewSet("A-Z0-9 ")
 	// setLine holds every byte but the newline.
-	setLine = newSet("\n").not()
+	setLine = scan.NewSet("\n").Not()
 )
 
 // extendMax bounds how far an open-ended token span grows: far enough for any
 // credential, and then bytes flow again.
 const extendMax = 1 << 30
 
-// skip returns the first index at or after i, at most i+max, whose byte is not in set.
-func skip(w []byte, i int, set *byteSet, max int) int {
-	lim := min(len(w), i+max)
-	for i < lim && set[w[i]] {
-		i++
-	}
-	return i
-}
-
-// wait is a detector's answer when w ended before a decision: pending with
-// spans no earlier than from, or, when w is final, no secret.
-func wait(final bool, from int) (bool, int) {
-	return !final, from
-}
-
 // prefixDet finds tokens that begin with a fixed keyword: "ghp_" + 36
 // alphanumerics and the like.
 type prefixDet struct {
 	kind     int32
-	body     *byteSet // bytes that continue the token after the keyword
-	min, max int      // body length, in bytes
-	afterKw  bool     // the span starts after the keyword (webhook URLs) rather than at it
-	left     *byteSet // no match when the byte before the keyword is in left
-	right    *byteSet // no match when the byte after the body is in right
-	overlong bool     // a body over max bytes is masked and dropped while it lasts; else no match
+	body     *scan.ByteSet // bytes that continue the token after the keyword
+	min, max int           // body length, in bytes
+	afterKw  bool          // the span starts after the keyword (webhook URLs) rather than at it
+	left     *scan.ByteSet // no match when the byte before the keyword is in left
+	right    *scan.ByteSet // no match when the byte after the body is in right
+	overlong bool          // a body over max bytes is masked and dropped while it lasts; else no match
 }
 
 func (d *prefixDet) window(kw int) int { return kw + d.max + 1 }
@@ -109,7 +58,7 @@ func (d *prefixDet) window(kw int) int { return kw + d.max + 1 }
 // the letter of a backslash escape in JSON or a quoted string ("\n", "\t").
 // A letter after digits that no CSI opens glues ("HEX0fAKIA..." is no AWS
 // key). pre must hold glueBack bytes where the stream has them.
-func glued(pre []byte, set *byteSet) bool {
+func glued(pre []byte, set *scan.ByteSet) bool {
 	n := len(pre)
 	if n == 0 || !set[pre[n-1]] {
 		return false
@@ -148,7 +97,7 @@ func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if d.afterKw {
 		s = kw
 	}
-	i := skip(w, kw, d.body, d.max+1)
+	i := scan.Skip(w, kw, d.body, d.max+1)
 	n := i - kw
 	if n > d.max {
 		if d.overlong {
@@ -183,26 +132,26 @@ func (d *jwtDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 	if glued(pre, setB64URL) {
 		return false, 0
 	}
-	i := skip(w, 0, setB64URL, jwtHeaderMax+1)
+	i := scan.Skip(w, 0, setB64URL, jwtHeaderMax+1)
 	if i > jwtHeaderMax {
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, 0)
+		return scan.Wait(final, 0)
 	}
 	if w[i] != '.' || i < jwtPartMin {
 		return false, 0
 	}
 	i++
 	j := i
-	i = skip(w, i, setB64URL, len(w))
+	i = scan.Skip(w, i, setB64URL, len(w))
 	if i == len(w) {
 		if !final {
 			return true, 0
 		}
 		if len(w) == jwtWindow && i-j >= jwtPartMin {
 			// The payload runs past the window: drop it as it arrives.
-			sink.add(0, i, d.kind, extender{mode: extSet, set: setB64URL.union(newSet(".")), max: extendMax})
+			sink.add(0, i, d.kind, extender{mode: extSet, set: setB64URL.Union(scan.NewSet(".")), max: extendMax})
 		}
 		return false, 0
 	}
@@ -211,13 +160,13 @@ func (d *jwtDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 	}
 	i++
 	j = i
-	i = skip(w, i, setB64URL, jwtSigMin)
+	i = scan.Skip(w, i, setB64URL, jwtSigMin)
 	if i-j == jwtSigMin {
 		sink.add(0, i, d.kind, extender{mode: extSet, set: setB64URL, max: extendMax})
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, 0)
+		return scan.Wait(final, 0)
 	}
 	return false, 0
 }
@@ -238,7 +187,7 @@ func (d *discordDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 	i := 0
 	for p, lim := range discordParts {
 		j := i
-		i = skip(w, i, setB64URL, lim[1]+1)
+		i = scan.Skip(w, i, setB64URL, lim[1]+1)
 		n := i - j
 		if n > lim[1] {
 			return false, 0
@@ -278,12 +227,12 @@ func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 	if len(pre) == 0 || !setAlnum[pre[len(pre)-1]] {
 		return false, 0 // no scheme before "://"
 	}
-	i := skip(w, kw, setURLUser, urlUserMax+1)
+	i := scan.Skip(w, kw, setURLUser, urlUserMax+1)
 	if i-kw > urlUserMax {
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, kw) // the user may be a token
+		return scan.Wait(final, kw) // the user may be a token
 	}
 	if w[i] == '@' && i > kw {
 		// No password: the user part may be a token itself
@@ -298,14 +247,14 @@ func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 	}
 	i++
 	ps := i
-	i = skip(w, i, setURLPass, urlPassMax+1)
+	i = scan.Skip(w, i, setURLPass, urlPassMax+1)
 	if i-ps > urlPassMax {
 		// Too long to tell: dropped rather than released.
 		sink.add(ps, i, d.kind, extender{mode: extSet, set: setURLPass, max: extendMax})
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, ps)
+		return scan.Wait(final, ps)
 	}
 	if w[i] != '@' || placeholder(w[ps:i]) {
 		return false, 0
@@ -328,12 +277,12 @@ const (
 func (d *pemDet) window(kw int) int { return kw + pemLabelMax + 1 + 5 }
 
 func (d *pemDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	i := skip(w, kw, setPEMName, pemLabelMax+1)
+	i := scan.Skip(w, kw, setPEMName, pemLabelMax+1)
 	if i-kw > pemLabelMax {
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, 0)
+		return scan.Wait(final, 0)
 	}
 	label := w[kw:i]
 	if !bytes.HasSuffix(label, []byte("PRIVATE KEY")) && !bytes.HasSuffix(label, []byte("PRIVATE KEY BLOCK")) {
@@ -345,7 +294,7 @@ func (d *pemDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 		return false, 0
 	}
 	if len(rest) < len(dashes) {
-		return wait(final, 0)
+		return scan.Wait(final, 0)
 	}
 	e := i + len(dashes)
 	sink.add(0, e, d.kind, extender{mode: extPEM, max: pemMax - e})
@@ -372,29 +321,29 @@ var authSchemes = []string{"bearer", "basic", "token", "bot", "digest", "negotia
 
 // keySeparator reads what follows a header's or field's name at w[kw:]:
 // the quote that may close the name, blanks, and ":" or "=". It returns
-// lexYes and the index just past the separator; lexNo when something else
-// follows; lexMore, and the offset to wait from, when w ends first.
-func keySeparator(w []byte, kw int) (lex, int) {
-	kq, st := quoteAt(w, kw)
-	if st == lexMore {
-		return lexMore, kw
+// scan.Yes and the index just past the separator; scan.No when something else
+// follows; scan.More, and the offset to wait from, when w ends first.
+func keySeparator(w []byte, kw int) (scan.Lex, int) {
+	kq, st := scan.QuoteAt(w, kw)
+	if st == scan.More {
+		return scan.More, kw
 	}
-	i := skip(w, kw+kq.n, setBlank, assignBlankMax)
+	i := scan.Skip(w, kw+kq.N, setBlank, assignBlankMax)
 	switch {
 	case i == len(w):
-		return lexMore, i
+		return scan.More, i
 	case w[i] != ':' && w[i] != '=':
-		return lexNo, 0
+		return scan.No, 0
 	}
-	return lexYes, i + 1
+	return scan.Yes, i + 1
 }
 
 func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
 	st, i := keySeparator(w, kw)
 	switch st {
-	case lexMore:
-		return wait(final, i)
-	case lexNo:
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.No:
 		return false, 0
 	}
 	set := setAuthValue
@@ -402,23 +351,23 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 		i++ // a Go-printed header map: map[Authorization:[Basic VALUE]]
 		set = setAuthValueBracket
 	}
-	i = skip(w, i, setBlank, assignBlankMax)
-	vq, st := quoteAt(w, i)
-	if st == lexMore {
-		return wait(final, i)
+	i = scan.Skip(w, i, setBlank, assignBlankMax)
+	vq, st := scan.QuoteAt(w, i)
+	if st == scan.More {
+		return scan.Wait(final, i)
 	}
-	i += vq.n
+	i += vq.N
 	ws := i
-	j := skip(w, i, newSchemeSet, authSchemeMax+1)
+	j := scan.Skip(w, i, newSchemeSet, authSchemeMax+1)
 	if j == len(w) {
-		return wait(final, ws)
+		return scan.Wait(final, ws)
 	}
 	vs := ws
 	kind := d.other
 	if j > ws && j-ws <= authSchemeMax && setBlank[w[j]] {
-		k := skip(w, j, setBlank, assignBlankMax)
+		k := scan.Skip(w, j, setBlank, assignBlankMax)
 		if k == len(w) {
-			return wait(final, ws)
+			return scan.Wait(final, ws)
 		}
 		if set[w[k]] {
 			vs = k
@@ -453,7 +402,7 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 		}
 		// No scheme: the value must be a literal secret, not code
 		// ("Authorization": []string{...}, authorization: string).
-		if !literalSecret(v, vq.n > 0, false, false, authMin, w[:kw]) {
+		if !literalSecret(v, vq.N > 0, false, false, authMin, w[:kw]) {
 			return false, 0
 		}
 	}
@@ -468,9 +417,9 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 // mytoken" in a test is no credential).
 const authMin = 8
 
-var setAuthValueBracket = newSet(" ,;\"'[]").union(setControl).not()
+var setAuthValueBracket = scan.NewSet(" ,;\"'[]").Union(setControl).Not()
 
-var newSchemeSet = newSet("A-Za-z0-9-")
+var newSchemeSet = scan.NewSet("A-Za-z0-9-")
 
 // bearerDet finds "Bearer TOKEN" outside an Authorization header: the keyword
 // as a word, blanks, and a token68 of at least bearerMin bytes ("Bearer token
@@ -485,15 +434,15 @@ func (d *bearerDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if glued(pre, setLetter) {
 		return false, 0
 	}
-	i := skip(w, kw, setBlank, assignBlankMax)
+	i := scan.Skip(w, kw, setBlank, assignBlankMax)
 	if i == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
 	if i == kw {
 		return false, 0
 	}
 	vs := i
-	i = skip(w, i, setBearer, authValueMax+1)
+	i = scan.Skip(w, i, setBearer, authValueMax+1)
 	if i-vs > authValueMax {
 		sink.add(vs, i, d.kind, extender{mode: extSet, set: setBearer, max: extendMax})
 		return false, 0

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"math"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // This file is the generic streaming matcher. It knows keywords, detectors
@@ -82,11 +84,11 @@ type spanSink interface {
 
 // extender lets a decided span grow over the bytes that follow it.
 type extender struct {
-	mode  uint8    // extNone, extSet or extPEM
-	set   *byteSet // extSet: bytes that continue the span
-	limit int64    // absolute stream offset the span never grows past; set by the matcher from max
-	max   int      // the span grows at most this many bytes past its decided end
-	m     int      // extPEM: progress through the end marker
+	mode  uint8         // extNone, extSet or extPEM
+	set   *scan.ByteSet // extSet: bytes that continue the span
+	limit int64         // absolute stream offset the span never grows past; set by the matcher from max
+	max   int           // the span grows at most this many bytes past its decided end
+	m     int           // extPEM: progress through the end marker
 }
 
 const (

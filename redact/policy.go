@@ -25,6 +25,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // Options says where secrets come from (SPEC §6 sources 1 and 3; the built-in
@@ -369,7 +371,7 @@ func lowerHex(s string) string {
 	b := []byte(s)
 	for i := 0; i+2 < len(b); i++ {
 		if b[i] == '%' {
-			b[i+1], b[i+2] = lower(b[i+1]), lower(b[i+2])
+			b[i+1], b[i+2] = scan.Lower(b[i+1]), scan.Lower(b[i+2])
 		}
 	}
 	return string(b)

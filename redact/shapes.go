@@ -1,6 +1,10 @@
 package redact
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
+)
 
 // The token-shape rows of the built-in catalogue (SPEC §6 source 2): one row
 // per documented credential format, taken from the provider's own
@@ -311,10 +315,10 @@ var shapeRows = []shapeRow{
 func (r shapeRow) entry() catalogueEntry {
 	return catalogueEntry{kind: r.kind, keywords: r.keywords, exact: true,
 		det: func(k func(string) int32) detector {
-			var left, need *byteSet
+			var left, need *scan.ByteSet
 			switch {
 			case r.need != "":
-				need = newSet(r.need)
+				need = scan.NewSet(r.need)
 			case !r.afterKw:
 				left = setAlnum
 			}
