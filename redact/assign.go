@@ -246,129 +246,184 @@ var jsonEscape = scan.NewSet(`"'nrtubf/\`)
 // setBare holds the bytes of an unquoted value.
 var setBare = scan.NewSet(" \t,;\"'`)]}>&<").Union(setControl).Not()
 
+// assignKey is what an assignment has read of its key: where the name
+// starts and ends around the keyword, whether it is a command-line flag,
+// and the quote and blanks that follow the name.
+type assignKey struct {
+	p      byte // the byte just before the keyword, 0 at the start
+	ns     int  // the start of the name in pre
+	dashes int  // the leading dashes of a command-line flag (--password), else 0
+	env    bool // the name has no lower-case letter: an environment variable's
+	quote  int  // the length of the quote that closes the name, 0: none
+	blank  bool // blanks follow the name (and its quote)
+}
+
 func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	var p byte // the byte before the keyword, 0 at the start
-	if len(pre) > 0 {
-		p = pre[len(pre)-1]
-	}
-	if p == '/' || p == '\\' {
-		return false, 0 // a path: /etc/passwd
-	}
-	if d.word && setAlnum[p] && !((isLower(p) || isDigit(p)) && isUpper(w[0])) {
-		return false, 0 // inside a word: bypass, compass, author
-	}
-	// The start of the name, before the keyword.
-	ns := len(pre)
-	for ns > 0 && setName[pre[ns-1]] {
-		ns--
-	}
-	head := pre[ns:]
-	// A command-line flag: the name starts with dashes after a blank (or
-	// the start): --password, --db-password, -srcstorepass.
-	dashes := 0
-	for dashes < len(head) && head[dashes] == '-' {
-		dashes++
-	}
-	if dashes > 0 && ns > 0 && !setBlank[pre[ns-1]] && pre[ns-1] != '"' && pre[ns-1] != '\'' {
-		dashes = 0
-	}
-	if d.whole && len(head) == 0 && bytes.HasPrefix(w, []byte("PASS")) {
-		return false, 0 // a test's result, not a key: Go's "--- PASS: TestX/sub (0.01s)", automake's "PASS: t1"
-	}
-	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && lastWordIn(d.notAfter, head) {
-		return false, 0 // a scope (AWS::SecretsManager::Secret), a token that is not a credential (nextToken, pad_token)
-	}
-	i := kw
-	if i == len(w) {
-		return scan.Wait(final, i)
-	}
-	upperKw := isUpper(w[kw-1])
-	if c := w[i]; setLetter[c] {
-		switch {
-		case d.whole:
-			return false, 0
-		case isUpper(c) && !upperKw: // a camelCase part: secretKey, apiTokenValue
-		default:
-			n, st := gluedWord(w, i)
-			if st == scan.More {
-				return scan.Wait(final, i)
-			}
-			if n == 0 {
-				return false, 0 // a longer word: tokenizer, passwords
-			}
-		}
-	} else if d.whole && setName[c] {
-		if isDigit(c) {
-			return false, 0
-		}
-		if i+1 == len(w) {
-			return scan.Wait(final, i)
-		}
-		if setAlnum[w[i+1]] {
-			return false, 0 // db_pass_file, pass.txt
-		}
-	}
-	j := scan.Skip(w, i, setName, assignNameMax+1)
-	if j-kw > assignNameMax {
+	k, ok := d.keyStart(w, pre)
+	if !ok {
 		return false, 0
 	}
-	if j == len(w) {
+	j, st := d.nameEnd(w, kw)
+	switch st {
+	case scan.More:
 		return scan.Wait(final, j)
+	case scan.No:
+		return false, 0
 	}
 	name := w[:j]
-	if j > kw && (lastWordIn(nonSecretWords, name) || extension(w[kw:j])) {
-		return false, 0 // token_url, PASSWORD_MIN_LENGTH, secretName, pwd.py
-	}
-	envStyle := !hasLower(head) && !hasLower(name)
-	if p == ':' && w[j] == ':' {
+	k.env = !hasLower(pre[k.ns:]) && !hasLower(name)
+	if k.p == ':' && w[j] == ':' {
 		return false, 0 // a field of an ARN or URN: arn:aws:secretsmanager:*:*:secret:name
 	}
 	kq, st := scan.QuoteAt(w, j)
 	if st == scan.More {
 		return scan.Wait(final, j)
 	}
-	i = j + kq.N
-	i = scan.Skip(w, i, setBlank, assignBlankMax)
+	k.quote = kq.N
+	i := scan.Skip(w, j+kq.N, setBlank, assignBlankMax)
 	if i == len(w) {
 		return scan.Wait(final, i)
 	}
-	blankBefore := i > j+kq.N
+	k.blank = i > j+kq.N
 	c := valueCtx{kw: w[:kw]}
 
-	if kq.N == 0 && !blankBefore && w[i] == '>' {
+	if kq.N == 0 && !k.blank && w[i] == '>' {
 		return d.xmlElement(w, i+1, name, final, sink)
 	}
 	n, sep, st := sepAt(w, i)
-	if st == scan.More {
-		if w[i] == '=' || w[i] == ':' {
-			return scan.Wait(final, i+1) // no value starts at its separator: "PASSWORD=" is shown at once
-		}
+	switch {
+	case st == scan.More && (w[i] == '=' || w[i] == ':'):
+		return scan.Wait(final, i+1) // no value starts at its separator: "PASSWORD=" is shown at once
+	case st == scan.More:
 		return scan.Wait(final, i)
+	case n == 0:
+		return d.noSeparator(w, pre, i, &k, c, final, sink)
 	}
-	if n == 0 {
+	return d.separated(w, i+n, sep, &k, c, final, sink)
+}
+
+// keyStart reads the bytes before the keyword (pre): where the key's name
+// starts and whether it is a command-line flag. It returns false when they
+// say that this is no key: a path (/etc/passwd), the keyword inside a word
+// (bypass), a test's result (PASS: t1), a scope (AWS::SecretsManager::Secret)
+// or a token that is no credential (nextToken).
+func (d *assignDet) keyStart(w, pre []byte) (assignKey, bool) {
+	var k assignKey
+	if len(pre) > 0 {
+		k.p = pre[len(pre)-1]
+	}
+	if k.p == '/' || k.p == '\\' {
+		return k, false // a path: /etc/passwd
+	}
+	if d.word && setAlnum[k.p] && !((isLower(k.p) || isDigit(k.p)) && isUpper(w[0])) {
+		return k, false // inside a word: bypass, compass, author
+	}
+	// The start of the name, before the keyword.
+	k.ns = len(pre)
+	for k.ns > 0 && setName[pre[k.ns-1]] {
+		k.ns--
+	}
+	head := pre[k.ns:]
+	// A command-line flag: the name starts with dashes after a blank (or
+	// the start): --password, --db-password, -srcstorepass.
+	for k.dashes < len(head) && head[k.dashes] == '-' {
+		k.dashes++
+	}
+	if k.dashes > 0 && k.ns > 0 && !setBlank[pre[k.ns-1]] && pre[k.ns-1] != '"' && pre[k.ns-1] != '\'' {
+		k.dashes = 0
+	}
+	if d.whole && len(head) == 0 && bytes.HasPrefix(w, []byte("PASS")) {
+		return k, false // a test's result, not a key: Go's "--- PASS: TestX/sub (0.01s)", automake's "PASS: t1"
+	}
+	if k.ns >= 2 && string(pre[k.ns-2:k.ns]) == "::" || d.notAfter != nil && lastWordIn(d.notAfter, head) {
+		return k, false // a scope (AWS::SecretsManager::Secret), a token that is not a credential (nextToken, pad_token)
+	}
+	return k, true
+}
+
+// nameEnd reads the rest of the key's name from the end of the keyword,
+// w[kw:]: a camelCase part (secretKey), a glued word (apikey, tokenvalue),
+// more of a compound name (db_password_hash). It returns Yes and the end of
+// the name; No when the keyword is part of a longer word (tokenizer) or the
+// name is about a secret rather than one (token_url, pwd.py); More, and the
+// offset to wait from, when w ends first.
+func (d *assignDet) nameEnd(w []byte, kw int) (int, scan.Lex) {
+	i := kw
+	if i == len(w) {
+		return i, scan.More
+	}
+	upperKw := isUpper(w[kw-1])
+	if c := w[i]; setLetter[c] {
 		switch {
-		case dashes > 0 && kq.N == 0 && blankBefore:
-			// A command-line flag: --password VALUE, -storepass VALUE; in
-			// prose ("the --password option") it is followed by words.
-			c.strong, c.prose, c.wordy = true, true, true
-			return d.value(w, i, c, final, sink)
-		case namedValue(pre[:ns]):
-			// A key named as a value: "name": "DB_PASSWORD", "value": "...".
-			return d.lookValue(w, i, c, final, sink)
-		case d.lenient && blankBefore && kq.N == 0 && w[i] == '\'':
-			// SQL: PASSWORD 'VALUE', IDENTIFIED BY 'VALUE'.
-			return d.value(w, i, c, final, sink)
+		case d.whole:
+			return 0, scan.No
+		case isUpper(c) && !upperKw: // a camelCase part: secretKey, apiTokenValue
+		default:
+			n, st := gluedWord(w, i)
+			if st == scan.More {
+				return i, scan.More
+			}
+			if n == 0 {
+				return 0, scan.No // a longer word: tokenizer, passwords
+			}
 		}
-		return false, 0
+	} else if d.whole && setName[c] {
+		if isDigit(c) {
+			return 0, scan.No
+		}
+		if i+1 == len(w) {
+			return i, scan.More
+		}
+		if setAlnum[w[i+1]] {
+			return 0, scan.No // db_pass_file, pass.txt
+		}
 	}
-	i += n
-	k := scan.Skip(w, i, setBlank, assignBlankMax)
-	if k == len(w) {
-		return scan.Wait(final, k)
+	j := scan.Skip(w, i, setName, assignNameMax+1)
+	if j-kw > assignNameMax {
+		return 0, scan.No
 	}
-	afterBlank := k > i
-	i = k
-	c.strong = sep == '=' && !blankBefore && !afterBlank && kq.N == 0 && (envStyle || p == '?' || p == '&' || p == ';' || dashes > 0)
+	if j == len(w) {
+		return j, scan.More
+	}
+	if j > kw && (lastWordIn(nonSecretWords, w[:j]) || extension(w[kw:j])) {
+		return 0, scan.No // token_url, PASSWORD_MIN_LENGTH, secretName, pwd.py
+	}
+	return j, scan.Yes
+}
+
+// noSeparator reads on from w[i] after a key that no separator follows:
+// the value of a command-line flag (--password VALUE), of a key named as a
+// value ("name": "DB_PASSWORD", "value": "...") or of SQL's PASSWORD
+// 'VALUE'. Anything else after a key is no assignment.
+func (d *assignDet) noSeparator(w, pre []byte, i int, k *assignKey, c valueCtx, final bool, sink spanSink) (bool, int) {
+	switch {
+	case k.dashes > 0 && k.quote == 0 && k.blank:
+		// A command-line flag: --password VALUE, -storepass VALUE; in
+		// prose ("the --password option") it is followed by words.
+		c.strong, c.prose, c.wordy = true, true, true
+		return d.value(w, i, c, final, sink)
+	case namedValue(pre[:k.ns]):
+		// A key named as a value: "name": "DB_PASSWORD", "value": "...".
+		return d.lookValue(w, i, c, final, sink)
+	case d.lenient && k.blank && k.quote == 0 && w[i] == '\'':
+		// SQL: PASSWORD 'VALUE', IDENTIFIED BY 'VALUE'.
+		return d.value(w, i, c, final, sink)
+	}
+	return false, 0
+}
+
+// separated reads on from w[i], just after the key's separator sep ('=' or
+// ':'): how strong the context is (NAME=value in an environment), and where
+// the value is: on the line after "key:", in the object after "key: {", in
+// a Go-printed map, or right here.
+func (d *assignDet) separated(w []byte, i int, sep byte, k *assignKey, c valueCtx, final bool, sink spanSink) (bool, int) {
+	j := scan.Skip(w, i, setBlank, assignBlankMax)
+	if j == len(w) {
+		return scan.Wait(final, j)
+	}
+	afterBlank := j > i
+	i = j
+	c.strong = sep == '=' && !k.blank && !afterBlank && k.quote == 0 && (k.env || k.p == '?' || k.p == '&' || k.p == ';' || k.dashes > 0)
 	c.prose = sep == ':' && afterBlank
 	switch w[i] {
 	case '\n', '\r', '|', '>':
