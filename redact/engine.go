@@ -223,17 +223,33 @@ type stream struct {
 
 	curStart int64 // start of the candidate under evaluation, for add
 	replaced int64
-	seen     seenSecrets // the bytes of replaced secrets, bounded
-	rep      repeats     // remembered values and their later occurrences (repeat.go)
-	record   bool        // keep runs: the merged spans written as markers
-	runs     []span      // if record: each marker's input bytes [s, e) and kind
+	rep      repeats             // remembered values and their later occurrences (repeat.go)
+	remember func(v []byte) bool // whether to remember the value of a decided span; nil: none
+	obs      Observer            // told of each run written as a marker; nil: none
 	eof      bool
 	err      error
 }
 
-func (s *stream) init(m *matcher, dst io.Writer) {
+// Observer is told of each run of input bytes that a stream replaces by a
+// marker, in stream order: Start when the marker is written, Dropped with
+// the run's bytes as they are dropped (b is valid only during the call),
+// End when the run is complete. A run still open when the destination
+// fails gets no End.
+type Observer interface {
+	Start(at int64, kind int32) // a marker of kind for a run that starts at stream offset at
+	Dropped(b []byte)           // the next bytes of the current run
+	End(at int64)               // the current run ends at stream offset at
+}
+
+// init readies s to write what m decides to dst. remember chooses the
+// values of decided spans that mask their later occurrences, mem shares
+// them with other streams, obs is told of every run; each may be nil.
+func (s *stream) init(m *matcher, dst io.Writer, remember func(v []byte) bool, mem *Memory, obs Observer) {
 	s.m = m
 	s.dst = dst
+	s.remember = remember
+	s.rep.mem = mem
+	s.obs = obs
 	s.buf = make([]byte, 0, chunkSize+2*m.hold+2*m.hist)
 	if m.lineDet != nil {
 		s.cands = append(s.cands, cand{start: 0, kw: -1, from: 0})
@@ -442,16 +458,16 @@ func (s *stream) release(f int64) {
 				kept = append(kept, sp)
 			}
 			s.spans = kept
-			if end := min(max(s.rel, s.runEnd), s.pos); end > s.rel {
-				s.seen.add(s.buf[s.rel-s.base : end-s.base])
+			if end := min(max(s.rel, s.runEnd), s.pos); end > s.rel && s.obs != nil {
+				s.obs.Dropped(s.buf[s.rel-s.base : end-s.base])
 			}
 			s.rel = max(s.rel, s.runEnd)
 			if open || f <= s.runEnd {
 				return
 			}
 			s.inRun = false
-			if s.record {
-				s.runs[len(s.runs)-1].e = s.runEnd
+			if s.obs != nil {
+				s.obs.End(s.runEnd)
 			}
 			continue
 		}
@@ -467,11 +483,10 @@ func (s *stream) release(f int64) {
 			return
 		}
 		s.out(s.m.markers[s.spans[0].kind])
-		if s.record {
-			s.runs = append(s.runs, span{s: next, e: next, kind: s.spans[0].kind})
-		}
 		s.replaced++
-		s.seen.next()
+		if s.obs != nil {
+			s.obs.Start(next, s.spans[0].kind)
+		}
 		s.inRun = true
 		s.runEnd = next
 	}

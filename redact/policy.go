@@ -110,7 +110,8 @@ func SecretName(name string) bool {
 // Policy is a compiled set of redaction rules (SPEC §6). It is immutable and
 // safe for concurrent use; each stream gets its own Writer.
 type Policy struct {
-	m *matcher
+	m       *matcher
+	markers [][]byte // by kind
 }
 
 // kinds assigns marker kinds their ids in priority order.
@@ -246,7 +247,7 @@ func NewPolicy(opt Options) (*Policy, error) {
 	for i, n := range k.names {
 		markers[i] = []byte("[REDACTED:" + n + "]")
 	}
-	return &Policy{m: newMatcher(kws, markers, lineDet)}, nil
+	return &Policy{m: newMatcher(kws, markers, lineDet), markers: markers}, nil
 }
 
 // kindName keeps a variable name printable inside a marker.
@@ -400,8 +401,7 @@ func (p *Policy) NewWriter(dst io.Writer) *Writer {
 // nothing.
 func (p *Policy) NewSharedWriter(dst io.Writer, mem *Memory) *Writer {
 	w := &Writer{}
-	w.s.init(p.m, dst)
-	w.s.rep.mem = mem
+	w.s.init(p.m, dst, learnable, mem, &w.seen)
 	return w
 }
 
@@ -441,7 +441,7 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 	at := 0
 	for i, a := range argv {
 		cover := make([]int32, len(a)) // kind+1 of the run that masks each byte, 0: none
-		mark := func(runs []span, off int) {
+		mark := func(runs []run, off int) {
 			for _, r := range runs {
 				if off > 0 && int(r.s) < off {
 					continue // a run of the whole line that starts in an earlier argument ends there
@@ -469,7 +469,7 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 				k++
 				continue
 			}
-			b.Write(p.m.markers[cover[k]-1])
+			b.Write(p.markers[cover[k]-1])
 			for k < len(a) && cover[k] != 0 {
 				k++
 			}
@@ -481,11 +481,26 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 
 // runs returns the input bytes of s that a Writer replaces by markers (each
 // merged run, with the kind its marker names).
-func (p *Policy) runs(s string) []span {
+func (p *Policy) runs(s string) []run {
+	var rec runRecorder
 	var st stream
-	st.init(p.m, io.Discard)
-	st.record = true
+	st.init(p.m, io.Discard, learnable, nil, &rec)
 	st.write([]byte(s))
 	st.close()
-	return st.runs
+	return rec.runs
 }
+
+// run is the input bytes [s, e) of a run that a marker of kind replaces.
+type run struct {
+	s, e int64
+	kind int32
+}
+
+// runRecorder is the Observer that keeps every run.
+type runRecorder struct{ runs []run }
+
+func (r *runRecorder) Start(at int64, kind int32) {
+	r.runs = append(r.runs, run{s: at, e: at, kind: kind})
+}
+func (r *runRecorder) Dropped([]byte) {}
+func (r *runRecorder) End(at int64)   { r.runs[len(r.runs)-1].e = at }

@@ -126,14 +126,18 @@ func learnable(v []byte) bool {
 	return !s.allDigits() && (s.random() || symbol(v))
 }
 
+// minValue is the shortest value a stream remembers, in bytes: the
+// scanner keys values by their first 8 bytes (see head).
+const minValue = 8
+
 // learn records the value of a span a detector decided (closed, so its
-// bytes are final).
+// bytes are final), if remember wants it.
 func (s *stream) learn(sp span) {
-	if sp.e-sp.s < MinRepeat || sp.e-sp.s > MaxRepeat || sp.s < s.base {
+	if s.remember == nil || sp.e-sp.s < minValue || sp.s < s.base {
 		return
 	}
 	v := s.buf[sp.s-s.base : sp.e-s.base]
-	if !learnable(v) {
+	if !s.remember(v) {
 		return
 	}
 	s.rep.pend = append(s.rep.pend, learnItem{s: sp.s, e: sp.e, kind: sp.kind, v: bytes.Clone(v)})

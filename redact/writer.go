@@ -29,6 +29,7 @@ var ErrClosed = errors.New("redact: write after close")
 // goroutine.
 type Writer struct {
 	s        stream
+	seen     seenSecrets
 	closed   bool
 	replaced atomic.Int64
 }
