@@ -43,21 +43,29 @@ func TestPackagesIndependent(t *testing.T) {
 // TestLayoutRedactWalls holds the redactor's internal walls (STYLE.md,
 // "Layout: the next step"): below the policy in redact, each internal
 // package imports of this module only what is listed here, so none of
-// them, nor its tests, knows the policy.
+// them, nor its tests, knows the policy. The matcher's tests run on the
+// policy's keyword sets through files (redact's TestMatchFixtures).
 func TestLayoutRedactWalls(t *testing.T) {
 	const mod = "github.com/capwrap/capwrap/"
-	walls := map[string][]string{
-		"redact/internal/scan": nil,
+	type wall struct{ code, tests []string }
+	walls := map[string]wall{
+		"redact/internal/scan":    {},
+		"redact/internal/match":   {code: []string{"redact/internal/scan"}, tests: []string{"redact/internal/scan", "redact/internal/testlog"}},
+		"redact/internal/testlog": {},
 	}
-	for p, allowed := range walls {
+	for p, w := range walls {
 		pkg, err := build.Default.ImportDir(p, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, imp := range append(pkg.Imports, pkg.TestImports...) {
-			if strings.HasPrefix(imp, mod) && !slices.Contains(allowed, strings.TrimPrefix(imp, mod)) {
-				t.Errorf("package %s imports %s", p, imp)
+		check := func(imports, allowed []string) {
+			for _, imp := range imports {
+				if strings.HasPrefix(imp, mod) && !slices.Contains(allowed, strings.TrimPrefix(imp, mod)) {
+					t.Errorf("package %s imports %s", p, imp)
+				}
 			}
 		}
+		check(pkg.Imports, w.code)
+		check(append(pkg.TestImports, pkg.XTestImports...), w.tests)
 	}
 }

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 
+	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
@@ -57,9 +58,9 @@ const (
 // start of the key's name (nextToken, AWS::SecretsManager::Secret).
 const assignBack = 24
 
-func (d *assignDet) back() int { return assignBack }
+func (d *assignDet) Back() int { return assignBack }
 
-func (d *assignDet) window(kw int) int {
+func (d *assignDet) Window(kw int) int {
 	return kw + assignNameMax + scan.LexMax + assignBlankMax + scan.LexMax + assignBlankMax + assignLookMax + 2*scan.LexMax + assignValueMax + 2*assignBlankMax
 }
 
@@ -258,7 +259,7 @@ type assignKey struct {
 	blank  bool // blanks follow the name (and its quote)
 }
 
-func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	k, ok := d.keyStart(w, pre)
 	if !ok {
 		return false, 0
@@ -395,7 +396,7 @@ func (d *assignDet) nameEnd(w []byte, kw int) (int, scan.Lex) {
 // the value of a command-line flag (--password VALUE), of a key named as a
 // value ("name": "DB_PASSWORD", "value": "...") or of SQL's PASSWORD
 // 'VALUE'. Anything else after a key is no assignment.
-func (d *assignDet) noSeparator(w, pre []byte, i int, k *assignKey, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) noSeparator(w, pre []byte, i int, k *assignKey, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	switch {
 	case k.dashes > 0 && k.quote == 0 && k.blank:
 		// A command-line flag: --password VALUE, -storepass VALUE; in
@@ -416,7 +417,7 @@ func (d *assignDet) noSeparator(w, pre []byte, i int, k *assignKey, c valueCtx, 
 // ':'): how strong the context is (NAME=value in an environment), and where
 // the value is: on the line after "key:", in the object after "key: {", in
 // a Go-printed map, or right here.
-func (d *assignDet) separated(w []byte, i int, sep byte, k *assignKey, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) separated(w []byte, i int, sep byte, k *assignKey, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	j := scan.Skip(w, i, setBlank, assignBlankMax)
 	if j == len(w) {
 		return scan.Wait(final, j)
@@ -502,10 +503,10 @@ func gluedWord(w []byte, i int) (int, scan.Lex) {
 // keyword without it.
 type lastByteKw struct{ d *assignDet }
 
-func (l *lastByteKw) window(kw int) int { return l.d.window(kw - 1) }
-func (l *lastByteKw) back() int         { return l.d.back() }
-func (l *lastByteKw) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	return l.d.eval(w, pre, kw-1, final, sink)
+func (l *lastByteKw) Window(kw int) int { return l.d.Window(kw - 1) }
+func (l *lastByteKw) Back() int         { return l.d.Back() }
+func (l *lastByteKw) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
+	return l.d.Eval(w, pre, kw-1, final, sink)
 }
 
 // valueCtx is what the key and separator tell about the value.
@@ -518,7 +519,7 @@ type valueCtx struct {
 
 // value reads the value at w[i] (quoted or bare) and masks it if it is a
 // secret.
-func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	if i == len(w) {
 		return scan.Wait(final, i)
 	}
@@ -557,7 +558,7 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 		i++
 	}
 	if i-vs > assignValueMax {
-		sink.add(vs, i, d.kind, extender{mode: extSet, set: setBare, max: extendMax})
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setBare, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) && !final {
@@ -577,7 +578,7 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 		c.strong = false
 	}
 	if d.secret(w[vs:ve], false, c) {
-		sink.add(vs, ve, d.kind, extender{})
+		sink.Add(vs, ve, d.kind, match.Extender{})
 	}
 	return false, 0
 }
@@ -593,7 +594,7 @@ func hasUpper(b []byte) bool {
 
 // quoted reads a quoted value starting at w[vs], after the opening quote q,
 // and masks it if it is a secret.
-func (d *assignDet) quoted(w []byte, vs int, q scan.Quote, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) quoted(w []byte, vs int, q scan.Quote, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	i := vs
 	ve := -1
 	cut := false // w ends inside a lexeme that may close the value
@@ -638,7 +639,7 @@ func (d *assignDet) quoted(w []byte, vs int, q scan.Quote, c valueCtx, final boo
 	}
 	if ve < 0 && i-vs > assignValueMax {
 		set := newQuoteSet(q.Q)
-		sink.add(vs, i, d.kind, extender{mode: extSet, set: set, max: extendMax})
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: set, Max: extendMax})
 		return false, 0
 	}
 	if ve < 0 {
@@ -650,7 +651,7 @@ func (d *assignDet) quoted(w []byte, vs int, q scan.Quote, c valueCtx, final boo
 		return false, 0
 	}
 	if d.secret(w[vs:ve], true, c) {
-		sink.add(vs, ve, d.kind, extender{})
+		sink.Add(vs, ve, d.kind, match.Extender{})
 	}
 	return false, 0
 }
@@ -664,7 +665,7 @@ var quoteSets = map[byte]*scan.ByteSet{
 func newQuoteSet(q byte) *scan.ByteSet { return quoteSets[q] }
 
 // xmlElement reads <key>VALUE</...key> from w[i], just after the ">".
-func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink match.SpanSink) (bool, int) {
 	vs := i
 	for i < len(w) && w[i] != '<' && w[i] != '\n' && i-vs <= assignValueMax {
 		i++
@@ -692,14 +693,14 @@ func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink sp
 		return false, 0
 	}
 	if d.secret(w[vs:ve], true, valueCtx{kw: name, strong: true}) {
-		sink.add(vs, ve, d.kind, extender{})
+		sink.Add(vs, ve, d.kind, match.Extender{})
 	}
 	return false, 0
 }
 
 // nextLine reads a value on the line after "key:" (YAML): "key:\n  VALUE",
 // "key: |\n  VALUE", or "key:\n  value: VALUE".
-func (d *assignDet) nextLine(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) nextLine(w []byte, i int, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	if w[i] == '|' || w[i] == '>' {
 		i++
 		for i < len(w) && (w[i] == '-' || w[i] == '+') {
@@ -753,7 +754,7 @@ func (d *assignDet) nextLine(w []byte, i int, c valueCtx, final bool, sink spanS
 // lookValue looks, from w[i], for the first "value" key of the object or
 // lines that follow (at most assignLookMax bytes and 6 lines, not past the
 // end of the object) and masks its value if it is a secret.
-func (d *assignDet) lookValue(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) lookValue(w []byte, i int, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	from := i
 	if i < len(w) && w[i] == '\n' {
 		from = i + 1
@@ -1200,5 +1201,5 @@ func placeholder(v []byte) bool {
 	return false
 }
 
-func (d *assignDet) afterKeyword() bool  { return true }
-func (l *lastByteKw) afterKeyword() bool { return true }
+func (d *assignDet) AfterKeyword() bool  { return true }
+func (l *lastByteKw) AfterKeyword() bool { return true }

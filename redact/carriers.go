@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 
+	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
@@ -76,12 +77,12 @@ func cliKeywords() []string {
 // cliLineMax bounds the command line read after the command's name, in bytes.
 const cliLineMax = 1024
 
-func (d *cliDet) window(kw int) int { return kw + cliLineMax + 1 }
+func (d *cliDet) Window(kw int) int { return kw + cliLineMax + 1 }
 
 // setWordEnd holds the bytes that may follow a command's name.
 var setWordEnd = scan.NewSet(" \t")
 
-func (d *cliDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *cliDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) > 0 && setName[pre[len(pre)-1]] {
 		return false, 0 // inside a word or a longer name
 	}
@@ -152,7 +153,7 @@ func (d *cliDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 				vs += len("pass:") // openssl -passin pass:VALUE
 			}
 			if v := w[vs:ve]; len(v) > 0 && !placeholder(v) && !bytes.HasPrefix(v, []byte("env:")) && !bytes.HasPrefix(v, []byte("file:")) {
-				sink.add(vs, ve, d.kind, extender{})
+				sink.Add(vs, ve, d.kind, match.Extender{})
 			}
 			break
 		}
@@ -215,11 +216,11 @@ type netrcDet struct{ kind int32 }
 
 const netrcMax = 512
 
-func (d *netrcDet) window(kw int) int { return kw + netrcMax + 1 }
+func (d *netrcDet) Window(kw int) int { return kw + netrcMax + 1 }
 
 var netrcKeys = map[string]bool{"login": true, "password": true, "account": true, "port": true}
 
-func (d *netrcDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *netrcDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) > 0 && setName[pre[len(pre)-1]] {
 		return false, 0
 	}
@@ -265,7 +266,7 @@ func (d *netrcDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 			// Judged as a password in a file (see literalSecret): the
 			// examples of documentation and tests (password pass) stay.
 			if literalSecret(w[vs:ve], false, false, true, 1, nil) {
-				sink.add(vs, ve, d.kind, extender{})
+				sink.Add(vs, ve, d.kind, match.Extender{})
 			}
 			return false, 0
 		}
@@ -279,7 +280,7 @@ type cookieDet struct{ kind int32 }
 
 const cookieMax = 2048
 
-func (d *cookieDet) window(kw int) int {
+func (d *cookieDet) Window(kw int) int {
 	return kw + scan.LexMax + assignBlankMax + 2 + scan.LexMax + cookieMax + 1
 }
 
@@ -288,7 +289,7 @@ var cookieAttrs = map[string]bool{
 	"httponly": true, "priority": true, "partitioned": true, "version": true, "comment": true,
 }
 
-func (d *cookieDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *cookieDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) > 0 && (setAlnum[pre[len(pre)-1]] || pre[len(pre)-1] == '_') {
 		return false, 0
 	}
@@ -340,12 +341,12 @@ func (d *cookieDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 			continue
 		}
 		if literalSecret(w[vs:k], false, false, false, 8, nil) {
-			sink.add(vs, k, d.kind, extender{})
+			sink.Add(vs, k, d.kind, match.Extender{})
 		}
 	}
 	return false, 0
 }
 
-func (d *cliDet) afterKeyword() bool    { return true }
-func (d *netrcDet) afterKeyword() bool  { return true }
-func (d *cookieDet) afterKeyword() bool { return true }
+func (d *cliDet) AfterKeyword() bool    { return true }
+func (d *netrcDet) AfterKeyword() bool  { return true }
+func (d *cookieDet) AfterKeyword() bool { return true }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 
+	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
@@ -48,7 +49,7 @@ type prefixDet struct {
 	overlong bool          // a body over max bytes is masked and dropped while it lasts; else no match
 }
 
-func (d *prefixDet) window(kw int) int { return kw + d.max + 1 }
+func (d *prefixDet) Window(kw int) int { return kw + d.max + 1 }
 
 // glued reports whether a token is glued to the word before it: the byte
 // just before it (the last of pre) is in set. Some letters do not glue,
@@ -84,12 +85,12 @@ func glued(pre []byte, set *scan.ByteSet) bool {
 // usual CSI ("\x1b[38;2;255;255;255m" is 19 bytes) and its letter.
 const glueBack = 24
 
-func (d *prefixDet) back() int  { return glueBack }
-func (d *jwtDet) back() int     { return glueBack }
-func (d *discordDet) back() int { return glueBack }
-func (d *bearerDet) back() int  { return glueBack }
+func (d *prefixDet) Back() int  { return glueBack }
+func (d *jwtDet) Back() int     { return glueBack }
+func (d *discordDet) Back() int { return glueBack }
+func (d *bearerDet) Back() int  { return glueBack }
 
-func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *prefixDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if d.left != nil && glued(pre, d.left) {
 		return false, 0
 	}
@@ -101,7 +102,7 @@ func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	n := i - kw
 	if n > d.max {
 		if d.overlong {
-			sink.add(s, i, d.kind, extender{mode: extSet, set: d.body, max: extendMax})
+			sink.Add(s, i, d.kind, match.Extender{Mode: match.ExtSet, Set: d.body, Max: extendMax})
 		}
 		return false, 0
 	}
@@ -111,7 +112,7 @@ func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if n < d.min || d.right != nil && i < len(w) && d.right[w[i]] {
 		return false, 0
 	}
-	sink.add(s, i, d.kind, extender{})
+	sink.Add(s, i, d.kind, match.Extender{})
 	return false, 0
 }
 
@@ -126,9 +127,9 @@ const (
 	jwtSigMin    = 16
 )
 
-func (d *jwtDet) window(int) int { return jwtWindow }
+func (d *jwtDet) Window(int) int { return jwtWindow }
 
-func (d *jwtDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *jwtDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if glued(pre, setB64URL) {
 		return false, 0
 	}
@@ -151,7 +152,7 @@ func (d *jwtDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 		}
 		if len(w) == jwtWindow && i-j >= jwtPartMin {
 			// The payload runs past the window: drop it as it arrives.
-			sink.add(0, i, d.kind, extender{mode: extSet, set: setB64URL.Union(scan.NewSet(".")), max: extendMax})
+			sink.Add(0, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setB64URL.Union(scan.NewSet(".")), Max: extendMax})
 		}
 		return false, 0
 	}
@@ -162,7 +163,7 @@ func (d *jwtDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 	j = i
 	i = scan.Skip(w, i, setB64URL, jwtSigMin)
 	if i-j == jwtSigMin {
-		sink.add(0, i, d.kind, extender{mode: extSet, set: setB64URL, max: extendMax})
+		sink.Add(0, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setB64URL, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) {
@@ -178,9 +179,9 @@ type discordDet struct{ kind int32 }
 
 var discordParts = [3][2]int{{24, 26}, {6, 6}, {27, 38}}
 
-func (d *discordDet) window(int) int { return 26 + 1 + 6 + 1 + 38 + 1 }
+func (d *discordDet) Window(int) int { return 26 + 1 + 6 + 1 + 38 + 1 }
 
-func (d *discordDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *discordDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if glued(pre, setB64URL) {
 		return false, 0
 	}
@@ -205,7 +206,7 @@ func (d *discordDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 			i++
 		}
 	}
-	sink.add(0, i, d.kind, extender{})
+	sink.Add(0, i, d.kind, match.Extender{})
 	return false, 0
 }
 
@@ -221,9 +222,9 @@ const (
 	urlUserTokenMin = 16
 )
 
-func (d *urlPassDet) window(kw int) int { return kw + urlUserMax + 1 + urlPassMax + 1 }
+func (d *urlPassDet) Window(kw int) int { return kw + urlUserMax + 1 + urlPassMax + 1 }
 
-func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *urlPassDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) == 0 || !setAlnum[pre[len(pre)-1]] {
 		return false, 0 // no scheme before "://"
 	}
@@ -238,7 +239,7 @@ func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 		// No password: the user part may be a token itself
 		// (https://TOKEN@git.example.com/repo.git).
 		if u := w[kw:i]; len(u) >= urlUserTokenMin && literalSecret(u, false, false, false, urlUserTokenMin, nil) {
-			sink.add(kw, i, d.kind, extender{})
+			sink.Add(kw, i, d.kind, match.Extender{})
 		}
 		return false, 0
 	}
@@ -250,7 +251,7 @@ func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 	i = scan.Skip(w, i, setURLPass, urlPassMax+1)
 	if i-ps > urlPassMax {
 		// Too long to tell: dropped rather than released.
-		sink.add(ps, i, d.kind, extender{mode: extSet, set: setURLPass, max: extendMax})
+		sink.Add(ps, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setURLPass, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) {
@@ -259,7 +260,7 @@ func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 	if w[i] != '@' || placeholder(w[ps:i]) {
 		return false, 0
 	}
-	sink.add(ps, i, d.kind, extender{})
+	sink.Add(ps, i, d.kind, match.Extender{})
 	return false, 0
 }
 
@@ -274,9 +275,9 @@ const (
 	pemMax      = 64 << 10
 )
 
-func (d *pemDet) window(kw int) int { return kw + pemLabelMax + 1 + 5 }
+func (d *pemDet) Window(kw int) int { return kw + pemLabelMax + 1 + 5 }
 
-func (d *pemDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *pemDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	i := scan.Skip(w, kw, setPEMName, pemLabelMax+1)
 	if i-kw > pemLabelMax {
 		return false, 0
@@ -297,7 +298,7 @@ func (d *pemDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 		return scan.Wait(final, 0)
 	}
 	e := i + len(dashes)
-	sink.add(0, e, d.kind, extender{mode: extPEM, max: pemMax - e})
+	sink.Add(0, e, d.kind, match.Extender{Mode: match.ExtPEM, Max: pemMax - e})
 	return false, 0
 }
 
@@ -313,7 +314,7 @@ const (
 	authValueMax  = 512
 )
 
-func (d *authDet) window(kw int) int {
+func (d *authDet) Window(kw int) int {
 	return kw + 1 + assignBlankMax + 1 + assignBlankMax + 1 + authSchemeMax + 1 + assignBlankMax + authValueMax + 1
 }
 
@@ -338,7 +339,7 @@ func keySeparator(w []byte, kw int) (scan.Lex, int) {
 	return scan.Yes, i + 1
 }
 
-func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *authDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	st, i := keySeparator(w, kw)
 	switch st {
 	case scan.More:
@@ -387,7 +388,7 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 		i++
 	}
 	if i-vs > authValueMax {
-		sink.add(vs, i, kind, extender{mode: extSet, set: set, max: extendMax})
+		sink.Add(vs, i, kind, match.Extender{Mode: match.ExtSet, Set: set, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) && !final {
@@ -409,7 +410,7 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 	if len(v) < authMin || placeholder(v) {
 		return false, 0
 	}
-	sink.add(vs, i, kind, extender{})
+	sink.Add(vs, i, kind, match.Extender{})
 	return false, 0
 }
 
@@ -428,9 +429,9 @@ type bearerDet struct{ kind int32 }
 
 const bearerMin = 12
 
-func (d *bearerDet) window(kw int) int { return kw + assignBlankMax + authValueMax + 1 }
+func (d *bearerDet) Window(kw int) int { return kw + assignBlankMax + authValueMax + 1 }
 
-func (d *bearerDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *bearerDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if glued(pre, setLetter) {
 		return false, 0
 	}
@@ -444,7 +445,7 @@ func (d *bearerDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	vs := i
 	i = scan.Skip(w, i, setBearer, authValueMax+1)
 	if i-vs > authValueMax {
-		sink.add(vs, i, d.kind, extender{mode: extSet, set: setBearer, max: extendMax})
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setBearer, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) && !final {
@@ -453,7 +454,7 @@ func (d *bearerDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if i-vs < bearerMin {
 		return false, 0
 	}
-	sink.add(vs, i, d.kind, extender{})
+	sink.Add(vs, i, d.kind, match.Extender{})
 	return false, 0
 }
 
@@ -468,9 +469,9 @@ type prefixRegexDet struct {
 	re                *regexp.Regexp // anchored at the start of the window
 }
 
-func (d *prefixRegexDet) window(int) int { return lineMax + 1 }
+func (d *prefixRegexDet) Window(int) int { return lineMax + 1 }
 
-func (d *prefixRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *prefixRegexDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	nl := bytes.IndexByte(w, '\n')
 	if nl < 0 {
 		if !final {
@@ -479,10 +480,10 @@ func (d *prefixRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) 
 		nl = min(len(w), lineMax)
 	}
 	if m := d.re.FindIndex(w[:nl]); m != nil && m[1] > m[0] {
-		sink.add(m[0], m[1], d.kind, extender{})
+		sink.Add(m[0], m[1], d.kind, match.Extender{})
 	}
 	if nl == lineMax && nl < len(w) && w[nl] != '\n' {
-		sink.add(nl, nl+1, d.undecidable, extender{mode: extSet, set: setLine, max: extendMax})
+		sink.Add(nl, nl+1, d.undecidable, match.Extender{Mode: match.ExtSet, Set: setLine, Max: extendMax})
 	}
 	return false, 0
 }
@@ -495,9 +496,9 @@ type lineRegexDet struct {
 	res               []*regexp.Regexp
 }
 
-func (d *lineRegexDet) window(kw int) int { return kw + lineMax + 1 }
+func (d *lineRegexDet) Window(kw int) int { return kw + lineMax + 1 }
 
-func (d *lineRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *lineRegexDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	line := w[kw:]
 	nl := bytes.IndexByte(line, '\n')
 	if nl < 0 {
@@ -509,19 +510,19 @@ func (d *lineRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (b
 	for _, re := range d.res {
 		for _, m := range re.FindAllIndex(line[:nl], -1) {
 			if m[1] > m[0] {
-				sink.add(kw+m[0], kw+m[1], d.kind, extender{})
+				sink.Add(kw+m[0], kw+m[1], d.kind, match.Extender{})
 			}
 		}
 	}
 	if nl == lineMax && nl < len(line) && line[nl] != '\n' {
-		sink.add(kw+nl, kw+nl+1, d.undecidable, extender{mode: extSet, set: setLine, max: extendMax})
+		sink.Add(kw+nl, kw+nl+1, d.undecidable, match.Extender{Mode: match.ExtSet, Set: setLine, Max: extendMax})
 	}
 	return false, 0
 }
 
 // The spans of these detectors start after their keywords (see
 // afterKeyword).
-func (d *prefixDet) afterKeyword() bool  { return d.afterKw }
-func (d *authDet) afterKeyword() bool    { return true }
-func (d *bearerDet) afterKeyword() bool  { return true }
-func (d *urlPassDet) afterKeyword() bool { return true }
+func (d *prefixDet) AfterKeyword() bool  { return d.afterKw }
+func (d *authDet) AfterKeyword() bool    { return true }
+func (d *bearerDet) AfterKeyword() bool  { return true }
+func (d *urlPassDet) AfterKeyword() bool { return true }

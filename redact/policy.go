@@ -11,9 +11,12 @@
 // that sanitizes streams (NewWriter) and short strings (String).
 //
 // The package is in two layers, as STYLE.md asks: a generic streaming matcher
-// (automaton.go, engine.go: keywords, bounded windows, span merging, holdback)
-// and the policy (policy.go, catalogue.go, detectors.go: where secrets come
-// from, markers, minimum lengths, encoded variants, credential shapes).
+// (internal/match: keywords, bounded windows, span merging, holdback,
+// remembered values; read through the partial-window primitives of
+// internal/scan) and the policy, here: where secrets come from (policy.go),
+// the catalogue of credential shapes and its detectors (catalogue.go,
+// detectors.go, assign.go, carriers.go, shapes.go), markers, minimum
+// lengths, encoded variants, which values are remembered (remember.go).
 package redact
 
 import (
@@ -26,6 +29,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
@@ -110,8 +114,12 @@ func SecretName(name string) bool {
 // Policy is a compiled set of redaction rules (SPEC §6). It is immutable and
 // safe for concurrent use; each stream gets its own Writer.
 type Policy struct {
-	m       *matcher
+	m       *match.Matcher
 	markers [][]byte // by kind
+	// What m was built from (the whole-buffer reference in the tests reads
+	// them too).
+	kws  []match.Keyword
+	line match.Detector
 }
 
 // kinds assigns marker kinds their ids in priority order.
@@ -164,12 +172,12 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 // catalogue before literal values at the same byte).
 func NewPolicy(opt Options) (*Policy, error) {
 	k := &kinds{ids: map[string]int32{}}
-	var kws []keyword
+	var kws []match.Keyword
 
 	for _, e := range catalogue {
 		d := e.det(k.id)
 		for _, w := range e.keywords {
-			kws = append(kws, keyword{text: []byte(w), exact: e.exact, det: d})
+			kws = append(kws, match.Keyword{Text: []byte(w), Exact: e.exact, Det: d})
 		}
 	}
 
@@ -185,7 +193,7 @@ func NewPolicy(opt Options) (*Policy, error) {
 				continue
 			}
 			seen[f] = true
-			kws = append(kws, keyword{text: []byte(f), exact: true, kind: id})
+			kws = append(kws, match.Keyword{Text: []byte(f), Exact: true, Kind: id})
 		}
 	}
 	env := map[string]string{}
@@ -228,26 +236,26 @@ func NewPolicy(opt Options) (*Policy, error) {
 		lit, complete := re.LiteralPrefix()
 		switch {
 		case complete && lit != "":
-			kws = append(kws, keyword{text: []byte(lit), exact: true, kind: k.id("pattern")})
+			kws = append(kws, match.Keyword{Text: []byte(lit), Exact: true, Kind: k.id("pattern")})
 		case len(lit) >= 2:
 			anchored := regexp.MustCompile(`\A(?:` + p + `)`)
 			d := &prefixRegexDet{kind: k.id("pattern"), undecidable: k.id("undecidable"), re: anchored}
-			kws = append(kws, keyword{text: []byte(lit), exact: true, det: d})
+			kws = append(kws, match.Keyword{Text: []byte(lit), Exact: true, Det: d})
 		default:
 			lineRes = append(lineRes, re)
 		}
 	}
-	var lineDet detector
+	var lineDet match.Detector
 	if len(lineRes) > 0 {
 		lineDet = &lineRegexDet{kind: k.id("pattern"), undecidable: k.id("undecidable"), res: lineRes}
-		kws = append(kws, keyword{text: []byte("\n"), exact: true, det: lineDet})
+		kws = append(kws, match.Keyword{Text: []byte("\n"), Exact: true, Det: lineDet})
 	}
 
 	markers := make([][]byte, len(k.names))
 	for i, n := range k.names {
 		markers[i] = []byte("[REDACTED:" + n + "]")
 	}
-	return &Policy{m: newMatcher(kws, markers, lineDet), markers: markers}, nil
+	return &Policy{m: match.New(kws, markers, lineDet), markers: markers, kws: kws, line: lineDet}, nil
 }
 
 // kindName keeps a variable name printable inside a marker.
@@ -385,7 +393,7 @@ func lowerHex(s string) string {
 // longest literal form in bytes (a value or one of its encodings, see
 // Options) if that is longer. Secrets running past their window are dropped
 // as they arrive, which holds nothing.
-func (p *Policy) Holdback() int { return p.m.hold }
+func (p *Policy) Holdback() int { return p.m.Holdback() }
 
 // NewWriter returns a Writer that writes the sanitized stream to dst (SPEC
 // §6). The caller must Close it at end of stream to release what it holds;
@@ -401,7 +409,7 @@ func (p *Policy) NewWriter(dst io.Writer) *Writer {
 // nothing.
 func (p *Policy) NewSharedWriter(dst io.Writer, mem *Memory) *Writer {
 	w := &Writer{}
-	w.s.init(p.m, dst, learnable, mem, &w.seen)
+	w.w = match.NewWriter(p.m, dst, learnable, mem.shared(), &w.seen)
 	return w
 }
 
@@ -483,10 +491,9 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 // merged run, with the kind its marker names).
 func (p *Policy) runs(s string) []run {
 	var rec runRecorder
-	var st stream
-	st.init(p.m, io.Discard, learnable, nil, &rec)
-	st.write([]byte(s))
-	st.close()
+	w := match.NewWriter(p.m, io.Discard, learnable, nil, &rec)
+	io.WriteString(w, s)
+	w.Close()
 	return rec.runs
 }
 
@@ -496,7 +503,7 @@ type run struct {
 	kind int32
 }
 
-// runRecorder is the Observer that keeps every run.
+// runRecorder is the match.Observer that keeps every run.
 type runRecorder struct{ runs []run }
 
 func (r *runRecorder) Start(at int64, kind int32) {

@@ -23,7 +23,7 @@ type seenSecrets struct {
 }
 
 // Start starts a new secret (a marker was just written); with Dropped and
-// End, seenSecrets is the Observer of a Writer's stream.
+// End, seenSecrets is the match.Observer of a Writer's runs.
 func (s *seenSecrets) Start(int64, int32) {
 	s.flush()
 	s.open = len(s.list) < seenSecretCount

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
@@ -142,11 +143,11 @@ func newShapeDet(kind int32, spec string, afterKw bool, left, need *scan.ByteSet
 	return d
 }
 
-func (d *shapeDet) window(kw int) int { return kw + d.win }
+func (d *shapeDet) Window(kw int) int { return kw + d.win }
 
-func (d *shapeDet) back() int { return glueBack }
+func (d *shapeDet) Back() int { return glueBack }
 
-func (d *shapeDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *shapeDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if d.left != nil && glued(pre, d.left) {
 		return false, 0
 	}
@@ -187,7 +188,7 @@ func (d *shapeDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 		n := i - j
 		if n > p.max {
 			if p.open {
-				sink.add(from, i, d.kind, extender{mode: extSet, set: p.set, max: extendMax})
+				sink.Add(from, i, d.kind, match.Extender{Mode: match.ExtSet, Set: p.set, Max: extendMax})
 			}
 			return false, 0
 		}
@@ -198,6 +199,6 @@ func (d *shapeDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 			return false, 0
 		}
 	}
-	sink.add(from, i, d.kind, extender{})
+	sink.Add(from, i, d.kind, match.Extender{})
 	return false, 0
 }

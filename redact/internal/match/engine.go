@@ -1,4 +1,31 @@
-package redact
+// Package match is a streaming multi-keyword matcher: it finds every
+// occurrence of a set of keywords in a byte stream, asks a Detector at each
+// one which bytes around it make up spans to drop, and writes the stream on
+// with every merged run of spans replaced by a marker, holding back only
+// what may still turn out to be part of a span. Package redact is its one
+// user; this package knows nothing of secrets: the keywords, the detectors,
+// the marker bytes and which values to remember are what its caller hands
+// it (redact's policy).
+//
+// Semantics (the same as the whole-buffer reference in redact's tests):
+// every keyword occurrence anywhere in the stream is found; each yields
+// spans (a literal keyword is its own span, a Detector decides from the
+// window that starts at the keyword); all spans are united, overlapping and
+// adjacent ones merged, and each merged run is written as the marker of its
+// first span (smallest start, then smallest kind). Nothing else changes. A
+// span may be open-ended: it then grows over the following bytes as long as
+// its Extender accepts them, so a long span is dropped as it arrives instead
+// of being held. The value of a decided span may be remembered (the caller
+// says which): its later occurrences are spans too (repeat.go). Because every
+// decision is a function of stream bytes only (never of how they were split
+// into writes), the output does not depend on chunking.
+//
+// The pieces: the keyword automaton (automaton.go) with its vector
+// prefilter (teddy.go, teddy_amd64.s), the stream of candidates, spans and
+// the release frontier (this file, writer.go) and the scanner for
+// remembered values (repeat.go). A detector reads its window with the
+// primitives of package scan.
+package match
 
 import (
 	"bytes"
@@ -8,98 +35,86 @@ import (
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
-// This file is the generic streaming matcher. It knows keywords, detectors
-// that decide from a bounded window of bytes after a keyword, spans to drop
-// and the marker bytes written for each kind of span; it does not know where
-// keywords come from, what a secret is or how markers read (policy.go and
-// catalogue.go do).
-//
-// Semantics (the same as the whole-buffer reference in the tests): every
-// keyword occurrence anywhere in the stream is found; each yields spans (a
-// literal keyword is its own span, a detector decides from the window that
-// starts at the keyword); all spans are united, overlapping and adjacent ones
-// merged, and each merged run is written as the marker of its first span
-// (smallest start, then smallest kind). Nothing else changes. A span may be
-// open-ended: it then grows over the following bytes as long as its extender
-// accepts them, so a long secret is dropped as it arrives instead of being
-// held. Because every decision is a function of stream bytes only (never of
-// how they were split into writes), the output does not depend on chunking.
-
 // chunkSize bounds how many input bytes one pass of the matcher handles, so
 // the working buffer stays near chunkSize+holdback bytes whatever the size of
 // a Write.
 const chunkSize = 64 << 10
 
-// keyword is one string the automaton looks for.
-type keyword struct {
-	text  []byte
-	exact bool     // verified byte for byte against the input (else ASCII case-insensitive)
-	det   detector // nil: the keyword itself is the span
-	kind  int32    // literal keywords: the span's kind
+// Keyword is one string the automaton looks for.
+type Keyword struct {
+	Text  []byte   // not empty
+	Exact bool     // verified byte for byte against the input (else ASCII case-insensitive)
+	Det   Detector // nil: the keyword itself is the span
+	Kind  int32    // Det nil: the span's kind, an index in the markers
 }
 
-// detector decides whether a keyword occurrence starts or precedes a secret.
-type detector interface {
-	// window is the number of bytes, counted from the keyword's start, that
-	// eval may look at for a keyword of length kw.
-	window(kw int) int
-	// eval decides from w, the stream bytes from the keyword's start (at most
-	// window(kw) of them), pre, up to two bytes just before the keyword, and
-	// final, which is true when w will not grow (window full or end of
-	// stream). When w is not yet conclusive it returns pending and from, the
-	// smallest offset in w where a span may still start. Otherwise it reports
-	// every span to sink (offsets relative to w) and returns pending false.
-	// The result for a given w must not depend on how often eval was called
-	// before: eval may only decide early when more bytes cannot change the
-	// answer.
-	eval(w, pre []byte, kw int, final bool, sink spanSink) (pending bool, from int)
+// Detector decides whether a keyword occurrence starts or precedes spans,
+// and which. The same Detector may serve several keywords.
+type Detector interface {
+	// Window is the number of bytes, counted from the keyword's start,
+	// that Eval may look at for a keyword of length kw.
+	Window(kw int) int
+	// Eval decides from w, the stream bytes from the keyword's start (at
+	// most Window(kw) of them), pre, up to two bytes just before the
+	// keyword (see Backer), and final, which is true when w will not grow
+	// (window full or end of stream). When w is not yet conclusive it
+	// returns pending and from, the smallest offset in w where a span may
+	// still start (see scan.Wait). Otherwise it reports every span to sink
+	// (offsets relative to w) and returns pending false. The result for a
+	// given w must not depend on how often Eval was called before: Eval
+	// may only decide early when more bytes cannot change the answer.
+	Eval(w, pre []byte, kw int, final bool, sink SpanSink) (pending bool, from int)
 }
 
-// backer is a detector that looks further back than two bytes: eval's pre
-// then holds up to back() bytes before the keyword (fewer at the stream's
+// Backer is a Detector that looks further back than two bytes: Eval's pre
+// then holds up to Back() bytes before the keyword (fewer at the stream's
 // start).
-type backer interface {
-	back() int
+type Backer interface {
+	Back() int
 }
 
-// afterKeyword is a detector whose spans never start before its keyword's
-// end (a key's value, a command's option): the bytes of a keyword not yet
-// complete at the end of the input need not be held back for it.
-type afterKeyword interface {
-	afterKeyword() bool
+// AfterKeyword is a Detector whose spans never start before its keyword's
+// end when AfterKeyword returns true (a key's value, a command's option):
+// the bytes of a keyword not yet complete at the end of the input need not
+// be held back for it.
+type AfterKeyword interface {
+	AfterKeyword() bool
 }
 
 // lookBack returns how many bytes before its keyword d's pre holds.
-func lookBack(d detector) int {
-	if b, ok := d.(backer); ok {
-		return max(b.back(), 2)
+func lookBack(d Detector) int {
+	if b, ok := d.(Backer); ok {
+		return max(b.Back(), 2)
 	}
 	return 2
 }
 
-// spanSink receives the spans a detector decides on.
-type spanSink interface {
-	add(s, e int, kind int32, ext extender)
+// SpanSink receives the spans a Detector decides on: the bytes [s, e) of
+// its window (e > s), the kind of marker that replaces them, and how the
+// span grows past e (the zero Extender: it does not).
+type SpanSink interface {
+	Add(s, e int, kind int32, ext Extender)
 }
 
-// extender lets a decided span grow over the bytes that follow it.
-type extender struct {
-	mode  uint8         // extNone, extSet or extPEM
-	set   *scan.ByteSet // extSet: bytes that continue the span
-	limit int64         // absolute stream offset the span never grows past; set by the matcher from max
-	max   int           // the span grows at most this many bytes past its decided end
-	m     int           // extPEM: progress through the end marker
+// Extender lets a decided span grow over the bytes that follow it, so that
+// a span too long for any window is dropped as it arrives, never held.
+type Extender struct {
+	Mode  uint8         // ExtNone, ExtSet or ExtPEM
+	Set   *scan.ByteSet // ExtSet: bytes that continue the span
+	Max   int           // the span grows at most this many bytes past its decided end
+	limit int64         // absolute stream offset the span never grows past; set by the matcher from Max
+	m     int           // ExtPEM: progress through the end marker
 }
 
 const (
-	extNone = iota
-	extSet  // grow while bytes are in set
-	extPEM  // grow through the next "-----END" and the "-----" after it
+	ExtNone = iota // the span does not grow
+	ExtSet         // grow while bytes are in Set
+	ExtPEM         // grow through the next "-----END" and the "-----" after it (a PEM block's last line)
 )
 
 // feed consumes b, the bytes right after the span's current end, and returns
 // how many of them belong to the span and whether the span is now closed.
-func (x *extender) feed(b []byte, at int64) (int, bool) {
+func (x *Extender) feed(b []byte, at int64) (int, bool) {
 	room := x.limit - at
 	if room <= 0 {
 		return 0, true
@@ -107,14 +122,14 @@ func (x *extender) feed(b []byte, at int64) (int, bool) {
 	if int64(len(b)) > room {
 		b = b[:room]
 	}
-	switch x.mode {
-	case extSet:
+	switch x.Mode {
+	case ExtSet:
 		for i, c := range b {
-			if !x.set[c] {
+			if !x.Set[c] {
 				return i, true
 			}
 		}
-	case extPEM:
+	case ExtPEM:
 		const end = "-----END"
 		for i, c := range b {
 			if x.m < len(end) {
@@ -149,40 +164,49 @@ func (x *extender) feed(b []byte, at int64) (int, bool) {
 	return len(b), false
 }
 
-// matcher is the immutable, shareable part: keywords, automaton, markers.
-type matcher struct {
+// Matcher is the immutable, shareable part of a matcher: keywords,
+// automaton, markers. It is safe for concurrent use; each stream gets its
+// own Writer (NewWriter).
+type Matcher struct {
 	ac      *automaton
-	kws     []keyword
+	kws     []Keyword
 	markers [][]byte // by kind; a smaller kind wins a tie at the same start
-	lineDet detector // if set, also opened at stream offset 0 with kw 0
-	hold    int      // most bytes ever held back, see holdback
+	lineDet Detector // if set, also opened at stream offset 0 with kw 0
+	hold    int      // most bytes ever held back, see Holdback
 	hist    int      // bytes kept before the scan position for verification and look-back
-	back    int      // the longest look-back of a detector (see backer)
+	back    int      // the longest look-back of a Detector (see Backer)
+	vector  bool     // the scanner of remembered values may use the vector prefilter
 }
 
-func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
-	m := &matcher{kws: kws, markers: markers, lineDet: lineDet, back: 2}
+// New builds the matcher for kws. markers[k] is written for a run whose
+// first span has kind k; a smaller kind wins a tie at the same start.
+// lineDet, if not nil, is also opened at stream offset 0 with an empty
+// keyword (a detector of lines, whose keyword "\n" is among kws). The
+// keywords' detectors are called from every Writer's goroutine: they must
+// not keep state between calls.
+func New(kws []Keyword, markers [][]byte, lineDet Detector) *Matcher {
+	m := &Matcher{kws: kws, markers: markers, lineDet: lineDet, back: 2, vector: haveTeddy}
 	texts := make([][]byte, len(kws))
 	exact := make([]bool, len(kws))
 	after := make([]bool, len(kws))
 	for i, k := range kws {
-		texts[i] = k.text
-		exact[i] = k.exact
-		if a, ok := k.det.(afterKeyword); ok {
-			after[i] = a.afterKeyword()
+		texts[i] = k.Text
+		exact[i] = k.Exact
+		if a, ok := k.Det.(AfterKeyword); ok {
+			after[i] = a.AfterKeyword()
 		}
-		if len(k.text) > m.hold {
-			m.hold = len(k.text)
+		if len(k.Text) > m.hold {
+			m.hold = len(k.Text)
 		}
-		if k.det != nil {
-			if w := k.det.window(len(k.text)); w > m.hold {
+		if k.Det != nil {
+			if w := k.Det.Window(len(k.Text)); w > m.hold {
 				m.hold = w
 			}
-			m.back = max(m.back, lookBack(k.det))
+			m.back = max(m.back, lookBack(k.Det))
 		}
 	}
 	if lineDet != nil {
-		if w := lineDet.window(0); w > m.hold {
+		if w := lineDet.Window(0); w > m.hold {
 			m.hold = w
 		}
 	}
@@ -191,9 +215,36 @@ func newMatcher(kws []keyword, markers [][]byte, lineDet detector) *matcher {
 	return m
 }
 
+// Holdback returns the most bytes a Writer of m ever holds back undecided,
+// whatever the input and however it is split: the longest window of a
+// detector or the longest keyword, whichever is longer. Open-ended spans
+// are dropped as they arrive, which holds nothing.
+func (m *Matcher) Holdback() int { return m.hold }
+
+// WithoutVector returns a copy of m whose Writers never use the vector
+// prefilter, for keywords or for remembered values: what a CPU without
+// AVX2 (or a purego build) runs. The output is the same; it is for the
+// tests and benchmarks that compare the two paths.
+func (m *Matcher) WithoutVector() *Matcher {
+	c := *m
+	ac := *m.ac
+	ac.ted = nil
+	c.ac = &ac
+	c.vector = false
+	return &c
+}
+
+// BuildVector builds m's vector prefilter tables now and returns once they
+// are built (at once where there is no vector prefilter). Otherwise they
+// are built on another goroutine once the Writers of m have scanned 256
+// KiB, and the scalar filter runs until then, with the same output; it is
+// for the tests and benchmarks that measure the vector path from the first
+// byte.
+func (m *Matcher) BuildVector() { m.ac.ted.wait() }
+
 type cand struct {
 	start int64 // stream offset of the keyword
-	kw    int32 // index in matcher.kws, or -1 for the line detector at offset 0
+	kw    int32 // index in Matcher.kws, or -1 for the line Detector at offset 0
 	from  int64 // earliest stream offset a span from it may start
 	seen  int64 // stream end at its last evaluation (0: never evaluated)
 }
@@ -201,12 +252,12 @@ type cand struct {
 type span struct {
 	s, e int64
 	kind int32
-	ext  extender // ext.mode != extNone: still growing
+	ext  Extender // ext.mode != ExtNone: still growing
 }
 
 // stream is one matcher run over one byte stream.
 type stream struct {
-	m    *matcher
+	m    *Matcher
 	dst  io.Writer
 	buf  []byte // stream bytes [base, pos)
 	base int64
@@ -244,7 +295,7 @@ type Observer interface {
 // init readies s to write what m decides to dst. remember chooses the
 // values of decided spans that mask their later occurrences, mem shares
 // them with other streams, obs is told of every run; each may be nil.
-func (s *stream) init(m *matcher, dst io.Writer, remember func(v []byte) bool, mem *Memory, obs Observer) {
+func (s *stream) init(m *Matcher, dst io.Writer, remember func(v []byte) bool, mem *Memory, obs Observer) {
 	s.m = m
 	s.dst = dst
 	s.remember = remember
@@ -302,22 +353,22 @@ func (s *stream) feed(p []byte) {
 // found handles keyword k ending at stream offset end.
 func (s *stream) found(k int32, end int64) {
 	kw := &s.m.kws[k]
-	start := end - int64(len(kw.text))
-	if kw.exact && string(s.buf[start-s.base:end-s.base]) != string(kw.text) {
+	start := end - int64(len(kw.Text))
+	if kw.Exact && string(s.buf[start-s.base:end-s.base]) != string(kw.Text) {
 		return
 	}
-	if kw.det == nil {
-		s.addSpan(span{s: start, e: end, kind: kw.kind})
+	if kw.Det == nil {
+		s.addSpan(span{s: start, e: end, kind: kw.Kind})
 		return
 	}
 	s.cands = append(s.cands, cand{start: start, kw: k, from: start})
 }
 
-// add implements spanSink for the candidate being evaluated.
-func (s *stream) add(a, b int, kind int32, ext extender) {
+// Add implements SpanSink for the candidate being evaluated.
+func (s *stream) Add(a, b int, kind int32, ext Extender) {
 	sp := span{s: s.curStart + int64(a), e: s.curStart + int64(b), kind: kind, ext: ext}
-	if sp.ext.mode != extNone {
-		sp.ext.limit = sp.e + int64(sp.ext.max)
+	if sp.ext.Mode != ExtNone {
+		sp.ext.limit = sp.e + int64(sp.ext.Max)
 	} else {
 		s.learn(sp)
 	}
@@ -343,15 +394,15 @@ func (s *stream) settle() {
 	// Candidates.
 	kept := s.cands[:0]
 	for _, c := range s.cands {
-		var det detector
+		var det Detector
 		kwLen := 0
 		if c.kw >= 0 {
-			det = s.m.kws[c.kw].det
-			kwLen = len(s.m.kws[c.kw].text)
+			det = s.m.kws[c.kw].Det
+			kwLen = len(s.m.kws[c.kw].Text)
 		} else {
 			det = s.m.lineDet
 		}
-		win := int64(det.window(kwLen))
+		win := int64(det.Window(kwLen))
 		end := min(s.pos, c.start+win)
 		final := s.eof || c.start+win <= s.pos
 		if !final && c.seen > 0 && end-c.start < 2*(c.seen-c.start) &&
@@ -365,7 +416,7 @@ func (s *stream) settle() {
 		c.seen = end
 		lo := max(c.start-int64(lookBack(det)), 0)
 		s.curStart = c.start
-		pending, from := det.eval(s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
+		pending, from := det.Eval(s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
 		if pending {
 			c.from = c.start + int64(from)
 			kept = append(kept, c)
@@ -376,13 +427,13 @@ func (s *stream) settle() {
 	// Open spans grow over the bytes that arrived.
 	for i := range s.spans {
 		sp := &s.spans[i]
-		if sp.ext.mode == extNone {
+		if sp.ext.Mode == ExtNone {
 			continue
 		}
 		n, done := sp.ext.feed(s.buf[sp.e-s.base:], sp.e)
 		sp.e += int64(n)
 		if done || s.eof {
-			sp.ext.mode = extNone
+			sp.ext.Mode = ExtNone
 		}
 	}
 	// Every span still open now ends at pos; two with the same extender
@@ -390,7 +441,7 @@ func (s *stream) settle() {
 	// but its limit: keep the earlier with the larger limit.
 	kept2 := s.spans[:0]
 	for _, sp := range s.spans {
-		if sp.ext.mode != extNone {
+		if sp.ext.Mode != ExtNone {
 			if j := sameOpen(kept2, &sp); j >= 0 {
 				kept2[j].ext.limit = max(kept2[j].ext.limit, sp.ext.limit)
 				continue
@@ -433,7 +484,7 @@ func (s *stream) settle() {
 func sameOpen(spans []span, sp *span) int {
 	for j := len(spans) - 1; j >= 0; j-- {
 		o := &spans[j]
-		if o.ext.mode == sp.ext.mode && o.ext.set == sp.ext.set && o.ext.m == sp.ext.m && o.e == sp.e {
+		if o.ext.Mode == sp.ext.Mode && o.ext.Set == sp.ext.Set && o.ext.m == sp.ext.m && o.e == sp.e {
 			return j
 		}
 	}
@@ -449,7 +500,7 @@ func (s *stream) release(f int64) {
 			for _, sp := range s.spans {
 				if sp.s <= s.runEnd {
 					s.runEnd = max(s.runEnd, sp.e)
-					if sp.ext.mode != extNone {
+					if sp.ext.Mode != ExtNone {
 						open = true
 						kept = append(kept, sp)
 					}

@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package redact
+package match
 
 import "testing"
 

@@ -1,9 +1,11 @@
-package redact
+package match
 
 import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // automaton is an Aho–Corasick machine over ASCII-case-folded bytes: it finds
@@ -50,17 +52,10 @@ type automaton struct {
 	quadAll      bool
 }
 
-// fold maps ASCII upper case to lower case and leaves every other byte alone.
-func fold(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// caseVariants returns the bytes that fold to fold(c), or c alone if exact.
+// caseVariants returns the bytes whose lower case (scan.Lower) is c's, or c
+// alone if exact.
 func caseVariants(c byte, exact bool) []byte {
-	f := fold(c)
+	f := scan.Lower(c)
 	if exact || f < 'a' || f > 'z' {
 		return []byte{c}
 	}
@@ -77,7 +72,7 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 	var seen [256]bool
 	for _, k := range kws {
 		for _, c := range k {
-			seen[fold(c)] = true
+			seen[scan.Lower(c)] = true
 		}
 		if len(k) > a.maxLen {
 			a.maxLen = len(k)
@@ -112,7 +107,7 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 		s := int32(0)
 		hk := after == nil || !after[ki]
 		for _, c := range k {
-			cl := int(a.class[fold(c)])
+			cl := int(a.class[scan.Lower(c)])
 			nx := delta[int(s)*n+cl]
 			if nx < 0 {
 				nx = int32(len(depth))

@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package redact
+package match
 
 // haveTeddy is false where there is no vector implementation of teddyMasks.
 var haveTeddy = false

@@ -1,4 +1,4 @@
-package redact
+package match
 
 import (
 	"math/bits"
@@ -170,6 +170,17 @@ func (l *teddyLater) get(n int) *teddyTables {
 		l.start()
 	}
 	return nil
+}
+
+// wait starts building the tables and returns them once they are built
+// (nil when l is nil).
+func (l *teddyLater) wait() *teddyTables {
+	if l == nil {
+		return nil
+	}
+	l.start()
+	<-l.done
+	return l.tables.Load()
 }
 
 // teddyBlock is the portable statement of what teddyMasks computes for the
