@@ -1,3 +1,5 @@
+//go:build !purego
+
 package match
 
 import "testing"

@@ -1,8 +1,9 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package match
 
-// haveTeddy is false where there is no vector implementation of teddyMasks.
+// haveTeddy is false where there is no vector implementation of teddyMasks
+// (and in a purego build, which leaves the assembly out).
 var haveTeddy = false
 
 // teddyMasks is never called without a vector implementation.
