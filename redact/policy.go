@@ -171,31 +171,65 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 // one marker covers them all and names the one that starts first (the
 // catalogue before literal values at the same byte).
 func NewPolicy(opt Options) (*Policy, error) {
-	k := &kinds{ids: map[string]int32{}}
-	var kws []match.Keyword
+	r := &rules{k: kinds{ids: map[string]int32{}}, seen: map[string]bool{}}
+	r.builtIn()
+	r.environ(opt)
+	for _, v := range opt.Values {
+		r.value(v, "value")
+	}
+	for _, p := range opt.Patterns {
+		if err := r.pattern(p); err != nil {
+			return nil, err
+		}
+	}
+	lineDet := r.lines()
+	markers := make([][]byte, len(r.k.names))
+	for i, n := range r.k.names {
+		markers[i] = []byte("[REDACTED:" + n + "]")
+	}
+	return &Policy{m: match.New(r.kws, markers, lineDet), markers: markers, kws: r.kws, line: lineDet}, nil
+}
 
+// rules is what NewPolicy compiles: the keywords, in priority order, and
+// the marker kinds, numbered as they are first named.
+type rules struct {
+	k       kinds
+	kws     []match.Keyword
+	seen    map[string]bool  // the literal forms among kws
+	lineRes []*regexp.Regexp // the patterns without a literal prefix
+}
+
+// builtIn adds the keywords of the built-in catalogue (SPEC §6 source 2).
+func (r *rules) builtIn() {
 	for _, e := range catalogue {
-		d := e.det(k.id)
+		d := e.det(r.k.id)
 		for _, w := range e.keywords {
-			kws = append(kws, match.Keyword{Text: []byte(w), Exact: e.exact, Det: d})
+			r.kws = append(r.kws, match.Keyword{Text: []byte(w), Exact: e.exact, Det: d})
 		}
 	}
+}
 
-	// Literal secrets: the first source of a value names its kind.
-	seen := map[string]bool{}
-	addValue := func(v, kind string) {
-		if v == "" {
-			return
-		}
-		id := k.id(kind)
-		for _, f := range variants(v) {
-			if f == "" || seen[f] {
-				continue
-			}
-			seen[f] = true
-			kws = append(kws, match.Keyword{Text: []byte(f), Exact: true, Kind: id})
-		}
+// value adds the literal secret v and the forms it takes in output (see
+// variants) as kind, those not added already: the first source of a
+// value names its kind.
+func (r *rules) value(v, kind string) {
+	if v == "" {
+		return
 	}
+	id := r.k.id(kind)
+	for _, f := range variants(v) {
+		if f == "" || r.seen[f] {
+			continue
+		}
+		r.seen[f] = true
+		r.kws = append(r.kws, match.Keyword{Text: []byte(f), Exact: true, Kind: id})
+	}
+}
+
+// environ adds the values of opt.Environ's variables whose names look
+// secret (SPEC §6 source 1), in the order of the environment, then those
+// of opt.EnvNames.
+func (r *rules) environ(opt Options) {
 	env := map[string]string{}
 	var names []string
 	for _, kv := range opt.Environ {
@@ -214,48 +248,48 @@ func NewPolicy(opt Options) (*Policy, error) {
 	}
 	for _, name := range names {
 		if v := env[name]; SecretName(name) && !allowed[name] && len(v) >= MinEnvValue {
-			addValue(v, "env:"+kindName(name))
+			r.value(v, "env:"+kindName(name))
 		}
 	}
 	for _, name := range opt.EnvNames {
 		if v, ok := env[name]; ok {
-			addValue(v, "env:"+kindName(name))
+			r.value(v, "env:"+kindName(name))
 		}
 	}
-	for _, v := range opt.Values {
-		addValue(v, "value")
-	}
+}
 
-	// Patterns.
-	var lineRes []*regexp.Regexp
-	for _, p := range opt.Patterns {
-		re, err := compilePattern(p)
-		if err != nil {
-			return nil, err
-		}
-		lit, complete := re.LiteralPrefix()
-		switch {
-		case complete && lit != "":
-			kws = append(kws, match.Keyword{Text: []byte(lit), Exact: true, Kind: k.id("pattern")})
-		case len(lit) >= 2:
-			anchored := regexp.MustCompile(`\A(?:` + p + `)`)
-			d := &prefixRegexDet{kind: k.id("pattern"), undecidable: k.id("undecidable"), re: anchored}
-			kws = append(kws, match.Keyword{Text: []byte(lit), Exact: true, Det: d})
-		default:
-			lineRes = append(lineRes, re)
-		}
+// pattern adds a --redact-pattern (SPEC §6 source 3): a pattern that is a
+// literal is a keyword of its own, one that starts with a literal of two
+// bytes or more the keyword of a prefixRegexDet, and any other is run on
+// every line (see lines).
+func (r *rules) pattern(p string) error {
+	re, err := compilePattern(p)
+	if err != nil {
+		return err
 	}
-	var lineDet match.Detector
-	if len(lineRes) > 0 {
-		lineDet = &lineRegexDet{kind: k.id("pattern"), undecidable: k.id("undecidable"), res: lineRes}
-		kws = append(kws, match.Keyword{Text: []byte("\n"), Exact: true, Det: lineDet})
+	lit, complete := re.LiteralPrefix()
+	switch {
+	case complete && lit != "":
+		r.kws = append(r.kws, match.Keyword{Text: []byte(lit), Exact: true, Kind: r.k.id("pattern")})
+	case len(lit) >= 2:
+		anchored := regexp.MustCompile(`\A(?:` + p + `)`)
+		d := &prefixRegexDet{kind: r.k.id("pattern"), undecidable: r.k.id("undecidable"), re: anchored}
+		r.kws = append(r.kws, match.Keyword{Text: []byte(lit), Exact: true, Det: d})
+	default:
+		r.lineRes = append(r.lineRes, re)
 	}
+	return nil
+}
 
-	markers := make([][]byte, len(k.names))
-	for i, n := range k.names {
-		markers[i] = []byte("[REDACTED:" + n + "]")
+// lines adds the detector of the patterns run on every line, whose keyword
+// is the newline, and returns it; nil when there are none.
+func (r *rules) lines() match.Detector {
+	if len(r.lineRes) == 0 {
+		return nil
 	}
-	return &Policy{m: match.New(kws, markers, lineDet), markers: markers, kws: kws, line: lineDet}, nil
+	d := &lineRegexDet{kind: r.k.id("pattern"), undecidable: r.k.id("undecidable"), res: r.lineRes}
+	r.kws = append(r.kws, match.Keyword{Text: []byte("\n"), Exact: true, Det: d})
+	return d
 }
 
 // kindName keeps a variable name printable inside a marker.

@@ -391,7 +391,15 @@ func (s *stream) addSpan(sp span) {
 // settle evaluates candidates, grows open spans, writes out what is final
 // and drops from the buffer what is no longer needed.
 func (s *stream) settle() {
-	// Candidates.
+	s.evalCands()
+	s.growOpen()
+	s.release(s.frontier())
+	s.compact()
+}
+
+// evalCands asks the detector of each candidate about its window, as far
+// as the stream has it, and keeps the candidates still pending.
+func (s *stream) evalCands() {
 	kept := s.cands[:0]
 	for _, c := range s.cands {
 		var det Detector
@@ -423,8 +431,10 @@ func (s *stream) settle() {
 		}
 	}
 	s.cands = kept
+}
 
-	// Open spans grow over the bytes that arrived.
+// growOpen grows the open spans over the bytes that arrived.
+func (s *stream) growOpen() {
 	for i := range s.spans {
 		sp := &s.spans[i]
 		if sp.ext.Mode == ExtNone {
@@ -439,19 +449,22 @@ func (s *stream) settle() {
 	// Every span still open now ends at pos; two with the same extender
 	// state will grow alike, so the later one adds nothing to their union
 	// but its limit: keep the earlier with the larger limit.
-	kept2 := s.spans[:0]
+	kept := s.spans[:0]
 	for _, sp := range s.spans {
 		if sp.ext.Mode != ExtNone {
-			if j := sameOpen(kept2, &sp); j >= 0 {
-				kept2[j].ext.limit = max(kept2[j].ext.limit, sp.ext.limit)
+			if j := sameOpen(kept, &sp); j >= 0 {
+				kept[j].ext.limit = max(kept[j].ext.limit, sp.ext.limit)
 				continue
 			}
 		}
-		kept2 = append(kept2, sp)
+		kept = append(kept, sp)
 	}
-	s.spans = kept2
+	s.spans = kept
+}
 
-	// The frontier: no span not yet decided can start before f.
+// frontier returns the stream offset before which no span not yet decided
+// can start (all of the stream at its end): what may be released.
+func (s *stream) frontier() int64 {
 	f := s.pos - int64(s.m.ac.holdBack(s.st, s.buf))
 	for _, c := range s.cands {
 		f = min(f, c.from)
@@ -463,9 +476,12 @@ func (s *stream) settle() {
 	if s.eof {
 		f = math.MaxInt64
 	}
-	s.release(f)
+	return f
+}
 
-	// Compact: keep what candidates, verification and release still need.
+// compact drops from the buffer what candidates, verification and release
+// no longer need.
+func (s *stream) compact() {
 	keep := min(s.rel, s.pos-int64(s.m.hist), s.rep.scan)
 	for _, c := range s.cands {
 		keep = min(keep, c.start-int64(s.m.back))
