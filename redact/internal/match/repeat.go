@@ -83,7 +83,7 @@ func (m *Memory) since(n int) []memValue {
 	return slices.Clone(m.vals[n:])
 }
 
-// learnItem is a secret's value waiting for the frontier to pass its end.
+// learnItem is a decided span's value waiting for the frontier to pass its end.
 type learnItem struct {
 	s, e int64
 	kind int32
