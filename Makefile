@@ -35,7 +35,7 @@ fuzz:
 	$(GO) test ./redact -run '^$$' -fuzz FuzzChunking -fuzztime $(FUZZTIME)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzReference -fuzztime $(FUZZTIME)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzPlantedSecret -fuzztime $(FUZZTIME)
-	$(GO) test ./redact -run '^$$' -fuzz FuzzTeddy -fuzztime $(FUZZTIME)
+	$(GO) test ./redact/internal/match -run '^$$' -fuzz FuzzTeddy -fuzztime $(FUZZTIME)
 
 # gofmt, go vet, and staticcheck's unused-code check (U1000): dead code
 # does not land.

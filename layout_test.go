@@ -14,23 +14,25 @@ import (
 // import, its tests included. wrap, preview, store, redact and receipt are
 // leaves that know nothing of each other (store writes receipts); only
 // internal/runner composes a run from them, internal/job supervises runs,
-// and the CLI calls both.
+// and the CLI calls both. Below redact, match (the streaming matcher)
+// knows only scan, never the policy; testlog is test data only.
 var moduleImports = map[string][]string{
-	".":                     {"internal/job", "internal/runner", "internal/sigcatch", "internal/text", "receipt", "redact", "store", "store/readback", "wrap"},
-	"internal/job":          {"internal/guard", "internal/runner", "internal/sigcatch", "internal/text", "preview", "receipt", "store", "wrap"},
-	"internal/runner":       {"internal/guard", "internal/sigcatch", "internal/text", "preview", "receipt", "redact", "store", "wrap"},
-	"internal/guard":        nil,
-	"internal/sigcatch":     nil,
-	"internal/text":         nil,
-	"store":                 {"receipt"},
-	"store/readback":        {"receipt", "store"},
-	"receipt":               nil,
-	"wrap":                  nil,
-	"preview":               nil,
-	"redact":                {"redact/internal/match", "redact/internal/scan"},
-	"redact/internal/match": {"redact/internal/scan"},
-	"redact/internal/scan":  nil,
-	"bench/smallwrites":     nil,
+	".":                       {"internal/job", "internal/runner", "internal/sigcatch", "internal/text", "receipt", "redact", "store", "store/readback", "wrap"},
+	"internal/job":            {"internal/guard", "internal/runner", "internal/sigcatch", "internal/text", "preview", "receipt", "store", "wrap"},
+	"internal/runner":         {"internal/guard", "internal/sigcatch", "internal/text", "preview", "receipt", "redact", "store", "wrap"},
+	"internal/guard":          nil,
+	"internal/sigcatch":       nil,
+	"internal/text":           nil,
+	"store":                   {"receipt"},
+	"store/readback":          {"receipt", "store"},
+	"receipt":                 nil,
+	"wrap":                    nil,
+	"preview":                 nil,
+	"redact":                  {"redact/internal/match", "redact/internal/scan", "redact/internal/testlog"},
+	"redact/internal/match":   {"redact/internal/scan", "redact/internal/testlog"},
+	"redact/internal/scan":    nil,
+	"redact/internal/testlog": nil,
+	"bench/smallwrites":       nil,
 }
 
 // TestPackagesIndependent holds every package of the module to its row of

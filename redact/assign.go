@@ -1,6 +1,11 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/capwrap/capwrap/redact/internal/match"
+	"github.com/capwrap/capwrap/redact/internal/scan"
+)
 
 // Assignments (SPEC §6 "password=/secret:-style assignments"): a value given
 // to a secret-looking key. The key word is found anywhere (it may sit inside
@@ -31,11 +36,11 @@ import "bytes"
 
 type assignDet struct {
 	kind     int32
-	minLen   int      // shortest value masked outside a strong context, in bytes
-	lenient  bool     // password-like: a literal of any shape counts, not only a random-looking one
-	word     bool     // the keyword must begin a word or a part of a compound name (pass, pwd, auth): not bypass, compass
-	whole    bool     // nothing may follow the keyword in the name (pass, sig)
-	valueSet *byteSet // if set, the value must be exactly valueLen bytes of this set
+	minLen   int           // shortest value masked outside a strong context, in bytes
+	lenient  bool          // password-like: a literal of any shape counts, not only a random-looking one
+	word     bool          // the keyword must begin a word or a part of a compound name (pass, pwd, auth): not bypass, compass
+	whole    bool          // nothing may follow the keyword in the name (pass, sig)
+	valueSet *scan.ByteSet // if set, the value must be exactly valueLen bytes of this set
 	valueLen int
 	notAfter map[string]bool // words that, just before the keyword, make the key no credential's (nextToken)
 }
@@ -47,108 +52,26 @@ const (
 	// assignLookMax bounds how far after a key its value may be looked for
 	// (on the next line, or as the "value" key of the object that follows).
 	assignLookMax = 384
-	lexMax        = 8 // the longest quote or separator lexeme, in bytes
 )
 
 // assignBack is how far before its keyword an assignment looks: at the
 // start of the key's name (nextToken, AWS::SecretsManager::Secret).
 const assignBack = 24
 
-func (d *assignDet) back() int { return assignBack }
+func (d *assignDet) Back() int { return assignBack }
 
-func (d *assignDet) window(kw int) int {
-	return kw + assignNameMax + lexMax + assignBlankMax + lexMax + assignBlankMax + assignLookMax + 2*lexMax + assignValueMax + 2*assignBlankMax
-}
-
-// lex is the answer of a lexeme reader: found, not there, or w ended inside
-// a prefix of one.
-type lex int8
-
-const (
-	lexNo lex = iota
-	lexYes
-	lexMore
-)
-
-// hasAt reports whether w[i:] starts with s, folding ASCII case if fold.
-func hasAt(w []byte, i int, s string, fold bool) lex {
-	for k := 0; k < len(s); k++ {
-		if i+k == len(w) {
-			return lexMore
-		}
-		c := w[i+k]
-		if fold {
-			c = lower(c)
-		}
-		if c != s[k] {
-			return lexNo
-		}
-	}
-	return lexYes
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
+func (d *assignDet) Window(kw int) int {
+	return kw + assignNameMax + scan.LexMax + assignBlankMax + scan.LexMax + assignBlankMax + assignLookMax + 2*scan.LexMax + assignValueMax + 2*assignBlankMax
 }
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// quote is a quote lexeme: a quote byte after esc backslashes, or an escape
-// that stands for a double quote (\u0022, &quot;).
-type quote struct {
-	n     int    // length of the lexeme, 0: none
-	q     byte   // the quote byte
-	esc   int    // backslashes before it
-	named string // "\\u0022" or "&quot;": the lexeme itself closes
-}
-
-// quoteAt reads a quote lexeme at w[i].
-func quoteAt(w []byte, i int) (quote, lex) {
-	if i == len(w) {
-		return quote{}, lexMore
-	}
-	switch c := w[i]; c {
-	case '"', '\'', '`':
-		return quote{n: 1, q: c}, lexYes
-	case '\\':
-		j := i
-		for j < len(w) && w[j] == '\\' && j-i < lexMax-1 {
-			j++
-		}
-		if j == len(w) {
-			return quote{}, lexMore
-		}
-		if w[j] == '"' || w[j] == '\'' {
-			return quote{n: j - i + 1, q: w[j], esc: j - i}, lexYes
-		}
-		if j == i+1 {
-			switch hasAt(w, i, `\u0022`, true) {
-			case lexYes:
-				return quote{n: 6, q: '"', named: `\u0022`}, lexYes
-			case lexMore:
-				return quote{}, lexMore
-			}
-		}
-	case '&':
-		switch hasAt(w, i, "&quot;", true) {
-		case lexYes:
-			return quote{n: 6, q: '"', named: "&quot;"}, lexYes
-		case lexMore:
-			return quote{}, lexMore
-		}
-	}
-	return quote{}, lexNo
-}
-
 // sepAt reads a separator at w[i] and returns its length and '=' or ':'.
-func sepAt(w []byte, i int) (int, byte, lex) {
+func sepAt(w []byte, i int) (int, byte, scan.Lex) {
 	if i == len(w) {
-		return 0, 0, lexMore
+		return 0, 0, scan.More
 	}
 	next := func(k int) (byte, bool) {
 		if i+k < len(w) {
@@ -160,61 +83,61 @@ func sepAt(w []byte, i int) (int, byte, lex) {
 	case '=':
 		c, ok := next(1)
 		if !ok {
-			return 0, 0, lexMore
+			return 0, 0, scan.More
 		}
 		switch c {
 		case '=':
-			return 0, 0, lexNo // a comparison
+			return 0, 0, scan.No // a comparison
 		case '>':
-			return 2, '=', lexYes
+			return 2, '=', scan.Yes
 		case '~':
 			c2, ok := next(2)
 			if !ok {
-				return 0, 0, lexMore
+				return 0, 0, scan.More
 			}
 			if c2 == ' ' || c2 == '\t' || c2 == '/' {
-				return 0, 0, lexNo // a regular expression match
+				return 0, 0, scan.No // a regular expression match
 			}
 		}
-		return 1, '=', lexYes
+		return 1, '=', scan.Yes
 	case ':':
 		c, ok := next(1)
 		if !ok {
-			return 0, 0, lexMore
+			return 0, 0, scan.More
 		}
 		switch c {
 		case ':':
-			return 0, 0, lexNo // a scope: Token::Kind
+			return 0, 0, scan.No // a scope: Token::Kind
 		case '=':
-			return 2, ':', lexYes
+			return 2, ':', scan.Yes
 		}
-		return 1, ':', lexYes
+		return 1, ':', scan.Yes
 	case '\\':
 		for _, s := range []string{`\u003d`, `\u003a`} {
-			switch hasAt(w, i, s, true) {
-			case lexYes:
+			switch scan.HasAt(w, i, s, true) {
+			case scan.Yes:
 				if s[5] == 'd' {
-					return len(s), '=', lexYes
+					return len(s), '=', scan.Yes
 				}
-				return len(s), ':', lexYes
-			case lexMore:
-				return 0, 0, lexMore
+				return len(s), ':', scan.Yes
+			case scan.More:
+				return 0, 0, scan.More
 			}
 		}
 	case '%':
 		for _, s := range []string{"%3d", "%3a"} {
-			switch hasAt(w, i, s, true) {
-			case lexYes:
+			switch scan.HasAt(w, i, s, true) {
+			case scan.Yes:
 				if s[2] == 'd' {
-					return 3, '=', lexYes
+					return 3, '=', scan.Yes
 				}
-				return 3, ':', lexYes
-			case lexMore:
-				return 0, 0, lexMore
+				return 3, ':', scan.Yes
+			case scan.More:
+				return 0, 0, scan.More
 			}
 		}
 	}
-	return 0, 0, lexNo
+	return 0, 0, scan.No
 }
 
 // gluedWords may follow a keyword directly, in any case: apikey, secretkey,
@@ -295,7 +218,7 @@ func lastWordIn(m map[string]bool, name []byte) bool {
 		return false
 	}
 	for k, c := range w {
-		buf[k] = lower(c)
+		buf[k] = scan.Lower(c)
 	}
 	return m[string(buf[:len(w)])]
 }
@@ -319,13 +242,33 @@ func extension(rest []byte) bool {
 // jsonEscape holds the bytes after a backslash that end a bare value: a
 // JSON or string escape (\" \n \u0026 \/), which means the value was inside
 // a quoted string and its end has come.
-var jsonEscape = newSet(`"'nrtubf/\`)
+var jsonEscape = scan.NewSet(`"'nrtubf/\`)
 
 // setBare holds the bytes of an unquoted value.
-var setBare = newSet(" \t,;\"'`)]}>&<").union(setControl).not()
+var setBare = scan.NewSet(" \t,;\"'`)]}>&<").Union(setControl).Not()
 
-func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	var p byte // the byte before the keyword, 0 at the start
+// assignKey is what an assignment has read of its key: where the name
+// starts around the keyword, whether it is a command-line flag, and the
+// quote and blanks that follow the name.
+type assignKey struct {
+	p      byte // the byte just before the keyword, 0 at the start
+	ns     int  // the start of the name in pre
+	dashes int  // the leading dashes of a command-line flag (--password), else 0
+	env    bool // the name has no lower-case letter: an environment variable's
+	quote  int  // the length of the quote that closes the name, 0: none
+	blank  bool // blanks follow the name (and its quote)
+}
+
+// Eval reads the key: the bytes before the keyword (pre), then the rest of
+// its name (nameEnd), then what follows the name (afterName). The bytes
+// before the keyword are read here rather than in a step of their own: most
+// candidates end there (a path, the keyword inside a word, a token that is
+// no credential), and a call that returns to Eval would cost each of them
+// the spill of every argument, 1.5% more instructions for the whole
+// redactor on a keyword-dense log; the later steps are reached in tail
+// position.
+func (d *assignDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
+	var p byte
 	if len(pre) > 0 {
 		p = pre[len(pre)-1]
 	}
@@ -356,97 +299,135 @@ func (d *assignDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && lastWordIn(d.notAfter, head) {
 		return false, 0 // a scope (AWS::SecretsManager::Secret), a token that is not a credential (nextToken, pad_token)
 	}
+	j, st := d.nameEnd(w, kw)
+	switch st {
+	case scan.More:
+		return scan.Wait(final, j)
+	case scan.No:
+		return false, 0
+	}
+	return d.afterName(w, pre, kw, j, assignKey{p: p, ns: ns, dashes: dashes}, final, sink)
+}
+
+// nameEnd reads the rest of the key's name from the end of the keyword,
+// w[kw:]: a camelCase part (secretKey), a glued word (apikey, tokenvalue),
+// more of a compound name (db_password_hash). It returns Yes and the end of
+// the name; No when the keyword is part of a longer word (tokenizer) or the
+// name is about a secret rather than one (token_url, pwd.py); More, and the
+// offset to wait from, when w ends first.
+func (d *assignDet) nameEnd(w []byte, kw int) (int, scan.Lex) {
 	i := kw
 	if i == len(w) {
-		return wait(final, i)
+		return i, scan.More
 	}
 	upperKw := isUpper(w[kw-1])
 	if c := w[i]; setLetter[c] {
 		switch {
 		case d.whole:
-			return false, 0
+			return 0, scan.No
 		case isUpper(c) && !upperKw: // a camelCase part: secretKey, apiTokenValue
 		default:
 			n, st := gluedWord(w, i)
-			if st == lexMore {
-				return wait(final, i)
+			if st == scan.More {
+				return i, scan.More
 			}
 			if n == 0 {
-				return false, 0 // a longer word: tokenizer, passwords
+				return 0, scan.No // a longer word: tokenizer, passwords
 			}
 		}
 	} else if d.whole && setName[c] {
 		if isDigit(c) {
-			return false, 0
+			return 0, scan.No
 		}
 		if i+1 == len(w) {
-			return wait(final, i)
+			return i, scan.More
 		}
 		if setAlnum[w[i+1]] {
-			return false, 0 // db_pass_file, pass.txt
+			return 0, scan.No // db_pass_file, pass.txt
 		}
 	}
-	j := skip(w, i, setName, assignNameMax+1)
+	j := scan.Skip(w, i, setName, assignNameMax+1)
 	if j-kw > assignNameMax {
-		return false, 0
+		return 0, scan.No
 	}
 	if j == len(w) {
-		return wait(final, j)
+		return j, scan.More
 	}
+	if j > kw && (lastWordIn(nonSecretWords, w[:j]) || extension(w[kw:j])) {
+		return 0, scan.No // token_url, PASSWORD_MIN_LENGTH, secretName, pwd.py
+	}
+	return j, scan.Yes
+}
+
+// afterName reads what follows the key's name, which ends at w[j]: the
+// quote that may close the name and blanks, then an XML element's ">" or
+// a separator, and goes on to the value (noSeparator, separated).
+func (d *assignDet) afterName(w, pre []byte, kw, j int, k assignKey, final bool, sink match.SpanSink) (bool, int) {
 	name := w[:j]
-	if j > kw && (lastWordIn(nonSecretWords, name) || extension(w[kw:j])) {
-		return false, 0 // token_url, PASSWORD_MIN_LENGTH, secretName, pwd.py
-	}
-	envStyle := !hasLower(head) && !hasLower(name)
-	if p == ':' && w[j] == ':' {
+	k.env = !hasLower(pre[k.ns:]) && !hasLower(name)
+	if k.p == ':' && w[j] == ':' {
 		return false, 0 // a field of an ARN or URN: arn:aws:secretsmanager:*:*:secret:name
 	}
-	kq, st := quoteAt(w, j)
-	if st == lexMore {
-		return wait(final, j)
+	kq, st := scan.QuoteAt(w, j)
+	if st == scan.More {
+		return scan.Wait(final, j)
 	}
-	i = j + kq.n
-	i = skip(w, i, setBlank, assignBlankMax)
+	k.quote = kq.N
+	i := scan.Skip(w, j+kq.N, setBlank, assignBlankMax)
 	if i == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
-	blankBefore := i > j+kq.n
+	k.blank = i > j+kq.N
 	c := valueCtx{kw: w[:kw]}
 
-	if kq.n == 0 && !blankBefore && w[i] == '>' {
+	if kq.N == 0 && !k.blank && w[i] == '>' {
 		return d.xmlElement(w, i+1, name, final, sink)
 	}
 	n, sep, st := sepAt(w, i)
-	if st == lexMore {
-		if w[i] == '=' || w[i] == ':' {
-			return wait(final, i+1) // no value starts at its separator: "PASSWORD=" is shown at once
-		}
-		return wait(final, i)
+	switch {
+	case st == scan.More && (w[i] == '=' || w[i] == ':'):
+		return scan.Wait(final, i+1) // no value starts at its separator: "PASSWORD=" is shown at once
+	case st == scan.More:
+		return scan.Wait(final, i)
+	case n == 0:
+		return d.noSeparator(w, pre, i, &k, c, final, sink)
 	}
-	if n == 0 {
-		switch {
-		case dashes > 0 && kq.n == 0 && blankBefore:
-			// A command-line flag: --password VALUE, -storepass VALUE; in
-			// prose ("the --password option") it is followed by words.
-			c.strong, c.prose, c.wordy = true, true, true
-			return d.value(w, i, c, final, sink)
-		case namedValue(pre[:ns]):
-			// A key named as a value: "name": "DB_PASSWORD", "value": "...".
-			return d.lookValue(w, i, c, final, sink)
-		case d.lenient && blankBefore && kq.n == 0 && w[i] == '\'':
-			// SQL: PASSWORD 'VALUE', IDENTIFIED BY 'VALUE'.
-			return d.value(w, i, c, final, sink)
-		}
-		return false, 0
+	return d.separated(w, i+n, sep, &k, c, final, sink)
+}
+
+// noSeparator reads on from w[i] after a key that no separator follows:
+// the value of a command-line flag (--password VALUE), of a key named as a
+// value ("name": "DB_PASSWORD", "value": "...") or of SQL's PASSWORD
+// 'VALUE'. Anything else after a key is no assignment.
+func (d *assignDet) noSeparator(w, pre []byte, i int, k *assignKey, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
+	switch {
+	case k.dashes > 0 && k.quote == 0 && k.blank:
+		// A command-line flag: --password VALUE, -storepass VALUE; in
+		// prose ("the --password option") it is followed by words.
+		c.strong, c.prose, c.wordy = true, true, true
+		return d.value(w, i, c, final, sink)
+	case namedValue(pre[:k.ns]):
+		// A key named as a value: "name": "DB_PASSWORD", "value": "...".
+		return d.lookValue(w, i, c, final, sink)
+	case d.lenient && k.blank && k.quote == 0 && w[i] == '\'':
+		// SQL: PASSWORD 'VALUE', IDENTIFIED BY 'VALUE'.
+		return d.value(w, i, c, final, sink)
 	}
-	i += n
-	k := skip(w, i, setBlank, assignBlankMax)
-	if k == len(w) {
-		return wait(final, k)
+	return false, 0
+}
+
+// separated reads on from w[i], just after the key's separator sep ('=' or
+// ':'): how strong the context is (NAME=value in an environment), and where
+// the value is: on the line after "key:", in the object after "key: {", in
+// a Go-printed map, or right here.
+func (d *assignDet) separated(w []byte, i int, sep byte, k *assignKey, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
+	j := scan.Skip(w, i, setBlank, assignBlankMax)
+	if j == len(w) {
+		return scan.Wait(final, j)
 	}
-	afterBlank := k > i
-	i = k
-	c.strong = sep == '=' && !blankBefore && !afterBlank && kq.n == 0 && (envStyle || p == '?' || p == '&' || p == ';' || dashes > 0)
+	afterBlank := j > i
+	i = j
+	c.strong = sep == '=' && !k.blank && !afterBlank && k.quote == 0 && (k.env || k.p == '?' || k.p == '&' || k.p == ';' || k.dashes > 0)
 	c.prose = sep == ':' && afterBlank
 	switch w[i] {
 	case '\n', '\r', '|', '>':
@@ -502,22 +483,22 @@ func namedValue(pre []byte) bool {
 
 // gluedWord returns the length of a word of gluedWords at w[i] (any case)
 // that is not followed by another lower-case letter.
-func gluedWord(w []byte, i int) (int, lex) {
+func gluedWord(w []byte, i int) (int, scan.Lex) {
 	for _, g := range gluedWords {
-		switch hasAt(w, i, g, true) {
-		case lexMore:
-			return 0, lexMore
-		case lexYes:
+		switch scan.HasAt(w, i, g, true) {
+		case scan.More:
+			return 0, scan.More
+		case scan.Yes:
 			e := i + len(g)
 			if e == len(w) {
-				return 0, lexMore
+				return 0, scan.More
 			}
 			if !isLower(w[e]) || isUpper(w[i]) {
-				return len(g), lexYes
+				return len(g), scan.Yes
 			}
 		}
 	}
-	return 0, lexYes
+	return 0, scan.Yes
 }
 
 // lastByteKw runs a detector whose keywords end with one byte that is not
@@ -525,10 +506,10 @@ func gluedWord(w []byte, i int) (int, lex) {
 // keyword without it.
 type lastByteKw struct{ d *assignDet }
 
-func (l *lastByteKw) window(kw int) int { return l.d.window(kw - 1) }
-func (l *lastByteKw) back() int         { return l.d.back() }
-func (l *lastByteKw) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	return l.d.eval(w, pre, kw-1, final, sink)
+func (l *lastByteKw) Window(kw int) int { return l.d.Window(kw - 1) }
+func (l *lastByteKw) Back() int         { return l.d.Back() }
+func (l *lastByteKw) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
+	return l.d.Eval(w, pre, kw-1, final, sink)
 }
 
 // valueCtx is what the key and separator tell about the value.
@@ -541,15 +522,15 @@ type valueCtx struct {
 
 // value reads the value at w[i] (quoted or bare) and masks it if it is a
 // secret.
-func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	if i == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
-	q, st := quoteAt(w, i)
-	if st == lexMore {
-		return wait(final, i)
+	q, st := scan.QuoteAt(w, i)
+	if st == scan.More {
+		return scan.Wait(final, i)
 	}
-	if q.n == 0 {
+	if q.N == 0 {
 		// A Python string prefix: b"...", r'...', rb"...".
 		k := i
 		for k < len(w) && k-i < 2 && bytes.IndexByte([]byte("bBrRuU"), w[k]) >= 0 {
@@ -557,15 +538,15 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 		}
 		if k > i {
 			if k == len(w) {
-				return wait(final, i)
+				return scan.Wait(final, i)
 			}
 			if w[k] == '"' || w[k] == '\'' {
-				q = quote{n: k - i + 1, q: w[k]}
+				q = scan.Quote{N: k - i + 1, Q: w[k]}
 			}
 		}
 	}
-	if q.n > 0 {
-		return d.quoted(w, i+q.n, q, c, final, sink)
+	if q.N > 0 {
+		return d.quoted(w, i+q.N, q, c, final, sink)
 	}
 	vs := i
 	for i < len(w) && setBare[w[i]] && i-vs <= assignValueMax {
@@ -580,7 +561,7 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 		i++
 	}
 	if i-vs > assignValueMax {
-		sink.add(vs, i, d.kind, extender{mode: extSet, set: setBare, max: extendMax})
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setBare, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) && !final {
@@ -588,7 +569,7 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 	}
 	ve := i
 	if c.prose && i < len(w) && setBlank[w[i]] && letters(w[vs:i]) {
-		j := skip(w, i, setBlank, 8)
+		j := scan.Skip(w, i, setBlank, 8)
 		if j == len(w) && !final {
 			return true, vs
 		}
@@ -600,7 +581,7 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink spanSink
 		c.strong = false
 	}
 	if d.secret(w[vs:ve], false, c) {
-		sink.add(vs, ve, d.kind, extender{})
+		sink.Add(vs, ve, d.kind, match.Extender{})
 	}
 	return false, 0
 }
@@ -616,20 +597,20 @@ func hasUpper(b []byte) bool {
 
 // quoted reads a quoted value starting at w[vs], after the opening quote q,
 // and masks it if it is a secret.
-func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) quoted(w []byte, vs int, q scan.Quote, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	i := vs
 	ve := -1
 	cut := false // w ends inside a lexeme that may close the value
 	for i < len(w) && w[i] != '\n' && i-vs <= assignValueMax {
 		b := w[i]
-		if q.named != "" {
-			if b == q.named[0] {
-				st := hasAt(w, i, q.named, true)
-				if st == lexMore {
+		if q.Named != "" {
+			if b == q.Named[0] {
+				st := scan.HasAt(w, i, q.Named, true)
+				if st == scan.More {
 					cut = true
 					break
 				}
-				if st == lexYes {
+				if st == scan.Yes {
 					ve = i
 					break
 				}
@@ -637,7 +618,7 @@ func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, si
 			i++
 			continue
 		}
-		if b == '\\' && q.esc == 0 && q.q != '\'' {
+		if b == '\\' && q.Esc == 0 && q.Q != '\'' {
 			if i+1 < len(w) && w[i+1] != '\n' {
 				i += 2
 				continue
@@ -647,21 +628,21 @@ func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, si
 				break
 			}
 		}
-		if b == q.q {
+		if b == q.Q {
 			run := 0
 			for run < i-vs && w[i-1-run] == '\\' {
 				run++
 			}
-			if q.esc == 0 || run <= q.esc {
-				ve = i - min(run, q.esc)
+			if q.Esc == 0 || run <= q.Esc {
+				ve = i - min(run, q.Esc)
 				break
 			}
 		}
 		i++
 	}
 	if ve < 0 && i-vs > assignValueMax {
-		set := newQuoteSet(q.q)
-		sink.add(vs, i, d.kind, extender{mode: extSet, set: set, max: extendMax})
+		set := newQuoteSet(q.Q)
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: set, Max: extendMax})
 		return false, 0
 	}
 	if ve < 0 {
@@ -673,21 +654,21 @@ func (d *assignDet) quoted(w []byte, vs int, q quote, c valueCtx, final bool, si
 		return false, 0
 	}
 	if d.secret(w[vs:ve], true, c) {
-		sink.add(vs, ve, d.kind, extender{})
+		sink.Add(vs, ve, d.kind, match.Extender{})
 	}
 	return false, 0
 }
 
-var quoteSets = map[byte]*byteSet{
-	'"':  newSet("\"\n").not(),
-	'\'': newSet("'\n").not(),
-	'`':  newSet("`\n").not(),
+var quoteSets = map[byte]*scan.ByteSet{
+	'"':  scan.NewSet("\"\n").Not(),
+	'\'': scan.NewSet("'\n").Not(),
+	'`':  scan.NewSet("`\n").Not(),
 }
 
-func newQuoteSet(q byte) *byteSet { return quoteSets[q] }
+func newQuoteSet(q byte) *scan.ByteSet { return quoteSets[q] }
 
 // xmlElement reads <key>VALUE</...key> from w[i], just after the ">".
-func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink match.SpanSink) (bool, int) {
 	vs := i
 	for i < len(w) && w[i] != '<' && w[i] != '\n' && i-vs <= assignValueMax {
 		i++
@@ -703,7 +684,7 @@ func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink sp
 			return true, vs
 		}
 	}
-	if hasAt(w, i, "</", false) != lexYes {
+	if scan.HasAt(w, i, "</", false) != scan.Yes {
 		return false, 0
 	}
 	k := bytes.IndexByte(w[i:min(len(w), e)], '>')
@@ -715,47 +696,47 @@ func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink sp
 		return false, 0
 	}
 	if d.secret(w[vs:ve], true, valueCtx{kw: name, strong: true}) {
-		sink.add(vs, ve, d.kind, extender{})
+		sink.Add(vs, ve, d.kind, match.Extender{})
 	}
 	return false, 0
 }
 
 // nextLine reads a value on the line after "key:" (YAML): "key:\n  VALUE",
 // "key: |\n  VALUE", or "key:\n  value: VALUE".
-func (d *assignDet) nextLine(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) nextLine(w []byte, i int, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	if w[i] == '|' || w[i] == '>' {
 		i++
 		for i < len(w) && (w[i] == '-' || w[i] == '+') {
 			i++
 		}
-		i = skip(w, i, setBlank, assignBlankMax)
+		i = scan.Skip(w, i, setBlank, assignBlankMax)
 	}
 	if i < len(w) && w[i] == '\r' {
 		i++
 	}
 	if i == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
 	if w[i] != '\n' {
 		return false, 0
 	}
 	i++
-	k := skip(w, i, setBlank, assignBlankMax)
+	k := scan.Skip(w, i, setBlank, assignBlankMax)
 	if k == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
 	if k == i || w[k] == '\n' || w[k] == '\r' || w[k] == '#' {
 		return false, 0 // not indented: another key
 	}
-	if hasAt(w, k, "- ", false) == lexYes {
+	if scan.HasAt(w, k, "- ", false) == scan.Yes {
 		return false, 0 // a list
 	}
 	// "value: V" on the next line is an object's value; anything else with a
 	// colon is another key.
-	switch hasAt(w, k, "value", true) {
-	case lexMore:
-		return wait(final, i)
-	case lexYes:
+	switch scan.HasAt(w, k, "value", true) {
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.Yes:
 		return d.lookValue(w, k, c, final, sink)
 	}
 	e := k
@@ -776,7 +757,7 @@ func (d *assignDet) nextLine(w []byte, i int, c valueCtx, final bool, sink spanS
 // lookValue looks, from w[i], for the first "value" key of the object or
 // lines that follow (at most assignLookMax bytes and 6 lines, not past the
 // end of the object) and masks its value if it is a secret.
-func (d *assignDet) lookValue(w []byte, i int, c valueCtx, final bool, sink spanSink) (bool, int) {
+func (d *assignDet) lookValue(w []byte, i int, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	from := i
 	if i < len(w) && w[i] == '\n' {
 		from = i + 1
@@ -785,7 +766,7 @@ func (d *assignDet) lookValue(w []byte, i int, c valueCtx, final bool, sink span
 	depth, lines := 0, 0
 	for k := i; k < lim; k++ {
 		if k == len(w) {
-			return wait(final, from)
+			return scan.Wait(final, from)
 		}
 		switch b := w[k]; b {
 		case '{', '[':
@@ -802,36 +783,36 @@ func (d *assignDet) lookValue(w []byte, i int, c valueCtx, final bool, sink span
 			if k > i && (setName[w[k-1]] && !(isLower(w[k-1]) && b == 'V')) {
 				continue
 			}
-			st := hasAt(w, k, "value", true)
-			if st == lexMore {
-				return wait(final, from)
+			st := scan.HasAt(w, k, "value", true)
+			if st == scan.More {
+				return scan.Wait(final, from)
 			}
-			if st == lexNo {
+			if st == scan.No {
 				continue
 			}
 			e := k + len("value")
 			if e == len(w) {
-				return wait(final, from)
+				return scan.Wait(final, from)
 			}
 			if setName[w[e]] {
 				continue
 			}
-			kq, st := quoteAt(w, e)
-			if st == lexMore {
-				return wait(final, from)
+			kq, st := scan.QuoteAt(w, e)
+			if st == scan.More {
+				return scan.Wait(final, from)
 			}
-			e = skip(w, e+kq.n, setBlank, assignBlankMax)
+			e = scan.Skip(w, e+kq.N, setBlank, assignBlankMax)
 			n, sep, st := sepAt(w, e)
-			if st == lexMore {
-				return wait(final, from)
+			if st == scan.More {
+				return scan.Wait(final, from)
 			}
 			if n == 0 {
 				continue
 			}
 			e += n
-			s := skip(w, e, setBlank, assignBlankMax)
+			s := scan.Skip(w, e, setBlank, assignBlankMax)
 			if s == len(w) {
-				return wait(final, from)
+				return scan.Wait(final, from)
 			}
 			vc := valueCtx{kw: c.kw, prose: sep == ':' && s > e}
 			return d.value(w, s, vc, final, sink)
@@ -963,7 +944,7 @@ func shapeOf(v []byte) shape {
 		}
 		vowel := false
 		for _, c := range v[i:j] {
-			switch lower(c) {
+			switch scan.Lower(c) {
 			case 'a', 'e', 'i', 'o', 'u', 'y':
 				vowel = true
 			}
@@ -1113,8 +1094,8 @@ func regex(v []byte) bool {
 // identStart and identByte are the bytes of identifiers in common
 // languages.
 var (
-	identStart = newSet("A-Za-z_$")
-	identByte  = newSet("A-Za-z0-9_$")
+	identStart = scan.NewSet("A-Za-z_$")
+	identByte  = scan.NewSet("A-Za-z0-9_$")
 )
 
 // code reports whether a bare value is code: a call, index or composite
@@ -1223,5 +1204,5 @@ func placeholder(v []byte) bool {
 	return false
 }
 
-func (d *assignDet) afterKeyword() bool  { return true }
-func (l *lastByteKw) afterKeyword() bool { return true }
+func (d *assignDet) AfterKeyword() bool  { return true }
+func (l *lastByteKw) AfterKeyword() bool { return true }

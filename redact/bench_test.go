@@ -3,59 +3,25 @@ package redact
 import (
 	"fmt"
 	"io"
-	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/capwrap/capwrap/redact/internal/testlog"
 )
 
-// benchLog returns about size bytes of a pytest- and compiler-style log. With
-// secretEvery > 0, every secretEvery-th line carries a credential (rotating
-// through several shapes and an environment value).
-func benchLog(size, secretEvery int) []byte {
-	r := rand.New(rand.NewSource(1))
-	mods := []string{"api", "util", "models", "auth_flow", "parser", "cache", "session_store", "tokenize"}
-	funcs := []string{"test_list", "test_create_user", "test_password_reset", "test_token_refresh", "test_parse_header", "test_secret_rotation", "test_zero", "test_basic_auth"}
-	status := []string{"PASSED", "PASSED", "PASSED", "PASSED", "FAILED", "SKIPPED"}
-	secrets := []string{
-		"export GITHUB_TOKEN=ghp_" + strings.Repeat("aB3dE5gH7j", 3) + "K9mN0p",
-		"aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
-		"curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U' https://api.example.com/v1",
-		"DATABASE_URL=postgres://app:Sup3rS3cret@db.internal:5432/app",
-		"connecting with password=hunter2-but-longer to replica",
-		"loaded credential s3cr3t-v4lu3-0123456789 from vault",
-	}
-	var b strings.Builder
-	n := 0
-	for b.Len() < size {
-		n++
-		if secretEvery > 0 && n%secretEvery == 0 {
-			b.WriteString(secrets[(n/secretEvery)%len(secrets)])
-			b.WriteByte('\n')
-			continue
-		}
-		switch r.Intn(10) {
-		case 0:
-			fmt.Fprintf(&b, "src/%s/%s.c:%d:%d: warning: unused variable 'tmp%d' [-Wunused-variable]\n", mods[r.Intn(len(mods))], mods[r.Intn(len(mods))], r.Intn(2000), r.Intn(80), r.Intn(100))
-		case 1:
-			fmt.Fprintf(&b, "gcc -O2 -Wall -Iinclude -c src/%s.c -o build/%s.o\n", mods[r.Intn(len(mods))], mods[r.Intn(len(mods))])
-		case 2:
-			fmt.Fprintf(&b, "  File \"/usr/lib/python3.12/site-packages/app/%s.py\", line %d, in %s\n", mods[r.Intn(len(mods))], r.Intn(900), funcs[r.Intn(len(funcs))])
-		case 3:
-			fmt.Fprintf(&b, "E       AssertionError: assert %d == %d (commit %016x%016x)\n", r.Intn(100), r.Intn(100), r.Uint64(), r.Uint64())
-		default:
-			fmt.Fprintf(&b, "tests/test_%s.py::%s[case-%d] %s%s[%3d%%]\n", mods[r.Intn(len(mods))], funcs[r.Intn(len(funcs))], r.Intn(50), status[r.Intn(len(status))], strings.Repeat(" ", 20+r.Intn(20)), r.Intn(101))
-		}
-	}
-	return []byte(b.String())
-}
-
-func benchWriter(b *testing.B, secretEvery int, patterns ...string) {
+// benchPolicy is the policy of the Writer benchmarks: the catalogue, one
+// secret environment value and patterns, its vector tables built.
+func benchPolicy(b *testing.B, patterns ...string) *Policy {
 	p, err := NewPolicy(Options{Environ: []string{"VAULT_CREDENTIAL=s3cr3t-v4lu3-0123456789", "HOME=/root", "PATH=/usr/bin:/bin"}, Patterns: patterns})
 	if err != nil {
 		b.Fatal(err)
 	}
 	vectorReady(p)
-	log := benchLog(8<<20, secretEvery)
+	return p
+}
+
+func benchWriter(b *testing.B, p *Policy, secretEvery int) {
+	log := testlog.Make(8<<20, secretEvery)
 	b.SetBytes(int64(len(log)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -82,24 +48,19 @@ func benchWriter(b *testing.B, secretEvery int, patterns ...string) {
 
 // BenchmarkWriterNoSecrets measures the redactor alone on an 8 MiB log
 // without secrets, written in 64 KiB chunks. Target: at least 1 GB/s.
-func BenchmarkWriterNoSecrets(b *testing.B) { benchWriter(b, 0) }
+func BenchmarkWriterNoSecrets(b *testing.B) { benchWriter(b, benchPolicy(b), 0) }
 
 // BenchmarkWriterSecretEvery100Lines measures the same log with a
 // credential on every 100th line. Target: at least 300 MB/s.
-func BenchmarkWriterSecretEvery100Lines(b *testing.B) { benchWriter(b, 100) }
+func BenchmarkWriterSecretEvery100Lines(b *testing.B) { benchWriter(b, benchPolicy(b), 100) }
 
 // BenchmarkWriterNoSecretsScalar is BenchmarkWriterNoSecrets without the
 // vector prefilter: what CPUs without AVX2 (and other architectures) get.
-func BenchmarkWriterNoSecretsScalar(b *testing.B) {
-	saved := haveTeddy
-	haveTeddy = false
-	defer func() { haveTeddy = saved }()
-	benchWriter(b, 0)
-}
+func BenchmarkWriterNoSecretsScalar(b *testing.B) { benchWriter(b, scalarOnly(benchPolicy(b)), 0) }
 
 // BenchmarkWriterPattern measures the same log with a --redact-pattern,
 // which makes every line start a candidate.
-func BenchmarkWriterPattern(b *testing.B) { benchWriter(b, 0, `ticket-[0-9]{6}`) }
+func BenchmarkWriterPattern(b *testing.B) { benchWriter(b, benchPolicy(b, `ticket-[0-9]{6}`), 0) }
 
 // BenchmarkWriterPlainLog measures an 8 MiB log in the style of make
 // bench's (test results, compiler warnings, source lines; a fake AWS key
@@ -148,7 +109,7 @@ var sinkSum int
 // target, a yardstick for what one pass over memory costs on the machine
 // the other benchmarks run on (shared CI machines vary a lot).
 func BenchmarkBaselineSum(b *testing.B) {
-	buf := benchLog(64<<10, 0)
+	buf := testlog.Make(64<<10, 0)
 	b.SetBytes(int64(len(buf)))
 	for i := 0; i < b.N; i++ {
 		s := 0

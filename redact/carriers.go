@@ -1,6 +1,11 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/capwrap/capwrap/redact/internal/match"
+	"github.com/capwrap/capwrap/redact/internal/scan"
+)
 
 // Carriers (SPEC §6): the places a secret travels in that have no key word
 // before it, or not one an assignment can read: command lines (curl -u
@@ -72,17 +77,17 @@ func cliKeywords() []string {
 // cliLineMax bounds the command line read after the command's name, in bytes.
 const cliLineMax = 1024
 
-func (d *cliDet) window(kw int) int { return kw + cliLineMax + 1 }
+func (d *cliDet) Window(kw int) int { return kw + cliLineMax + 1 }
 
 // setWordEnd holds the bytes that may follow a command's name.
-var setWordEnd = newSet(" \t")
+var setWordEnd = scan.NewSet(" \t")
 
-func (d *cliDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *cliDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) > 0 && setName[pre[len(pre)-1]] {
 		return false, 0 // inside a word or a longer name
 	}
 	if kw == len(w) {
-		return wait(final, kw)
+		return scan.Wait(final, kw)
 	}
 	if !setWordEnd[w[kw]] {
 		return false, 0
@@ -148,7 +153,7 @@ func (d *cliDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 				vs += len("pass:") // openssl -passin pass:VALUE
 			}
 			if v := w[vs:ve]; len(v) > 0 && !placeholder(v) && !bytes.HasPrefix(v, []byte("env:")) && !bytes.HasPrefix(v, []byte("file:")) {
-				sink.add(vs, ve, d.kind, extender{})
+				sink.Add(vs, ve, d.kind, match.Extender{})
 			}
 			break
 		}
@@ -211,11 +216,11 @@ type netrcDet struct{ kind int32 }
 
 const netrcMax = 512
 
-func (d *netrcDet) window(kw int) int { return kw + netrcMax + 1 }
+func (d *netrcDet) Window(kw int) int { return kw + netrcMax + 1 }
 
 var netrcKeys = map[string]bool{"login": true, "password": true, "account": true, "port": true}
 
-func (d *netrcDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *netrcDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) > 0 && setName[pre[len(pre)-1]] {
 		return false, 0
 	}
@@ -231,20 +236,20 @@ func (d *netrcDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 		return s, i, i < len(w) || final
 	}
 	if kw == len(w) {
-		return wait(final, kw)
+		return scan.Wait(final, kw)
 	}
 	if !setBlank[w[kw]] {
 		return false, 0
 	}
 	if s, e, ok := tok(); !ok {
-		return wait(final, s)
+		return scan.Wait(final, s)
 	} else if e == s {
 		return false, 0 // machine with no host
 	}
 	for {
 		s, e, ok := tok()
 		if !ok {
-			return wait(final, s)
+			return scan.Wait(final, s)
 		}
 		key := string(w[s:e])
 		if !netrcKeys[key] {
@@ -252,7 +257,7 @@ func (d *netrcDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 		}
 		vs, ve, ok := tok()
 		if !ok {
-			return wait(final, vs)
+			return scan.Wait(final, vs)
 		}
 		if ve == vs {
 			return false, 0
@@ -261,7 +266,7 @@ func (d *netrcDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 			// Judged as a password in a file (see literalSecret): the
 			// examples of documentation and tests (password pass) stay.
 			if literalSecret(w[vs:ve], false, false, true, 1, nil) {
-				sink.add(vs, ve, d.kind, extender{})
+				sink.Add(vs, ve, d.kind, match.Extender{})
 			}
 			return false, 0
 		}
@@ -275,8 +280,8 @@ type cookieDet struct{ kind int32 }
 
 const cookieMax = 2048
 
-func (d *cookieDet) window(kw int) int {
-	return kw + lexMax + assignBlankMax + 2 + lexMax + cookieMax + 1
+func (d *cookieDet) Window(kw int) int {
+	return kw + scan.LexMax + assignBlankMax + 2 + scan.LexMax + cookieMax + 1
 }
 
 var cookieAttrs = map[string]bool{
@@ -284,7 +289,7 @@ var cookieAttrs = map[string]bool{
 	"httponly": true, "priority": true, "partitioned": true, "version": true, "comment": true,
 }
 
-func (d *cookieDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *cookieDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) > 0 && (setAlnum[pre[len(pre)-1]] || pre[len(pre)-1] == '_') {
 		return false, 0
 	}
@@ -293,20 +298,20 @@ func (d *cookieDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	}
 	st, i := keySeparator(w, kw)
 	switch st {
-	case lexMore:
-		return wait(final, i)
-	case lexNo:
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.No:
 		return false, 0
 	}
-	i = skip(w, i, setBlank, assignBlankMax)
-	vq, st := quoteAt(w, i)
-	if st == lexMore {
-		return wait(final, i)
+	i = scan.Skip(w, i, setBlank, assignBlankMax)
+	vq, st := scan.QuoteAt(w, i)
+	if st == scan.More {
+		return scan.Wait(final, i)
 	}
-	i += vq.n
+	i += vq.N
 	from := i
 	e := i
-	for e < len(w) && w[e] != '\n' && w[e] != '\r' && e-i < cookieMax && !(vq.n > 0 && w[e] == vq.q) {
+	for e < len(w) && w[e] != '\n' && w[e] != '\r' && e-i < cookieMax && !(vq.N > 0 && w[e] == vq.Q) {
 		e++
 	}
 	if e == len(w) && !final {
@@ -336,12 +341,12 @@ func (d *cookieDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 			continue
 		}
 		if literalSecret(w[vs:k], false, false, false, 8, nil) {
-			sink.add(vs, k, d.kind, extender{})
+			sink.Add(vs, k, d.kind, match.Extender{})
 		}
 	}
 	return false, 0
 }
 
-func (d *cliDet) afterKeyword() bool    { return true }
-func (d *netrcDet) afterKeyword() bool  { return true }
-func (d *cookieDet) afterKeyword() bool { return true }
+func (d *cliDet) AfterKeyword() bool    { return true }
+func (d *netrcDet) AfterKeyword() bool  { return true }
+func (d *cookieDet) AfterKeyword() bool { return true }

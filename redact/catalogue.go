@@ -1,5 +1,10 @@
 package redact
 
+import (
+	"github.com/capwrap/capwrap/redact/internal/match"
+	"github.com/capwrap/capwrap/redact/internal/scan"
+)
+
 // The built-in catalogue of credential shapes (SPEC §6 source 2). Each entry
 // names the kind written in its marker, the keywords that trigger it and the
 // detector that decides. Keywords marked exact are case-sensitive; the others
@@ -22,12 +27,12 @@ type catalogueEntry struct {
 	kind     string
 	keywords []string
 	exact    bool
-	det      func(kind func(string) int32) detector
+	det      func(kind func(string) int32) match.Detector
 }
 
-func prefix(kind string, body string, min, max int, overlong bool) func(func(string) int32) detector {
-	return func(k func(string) int32) detector {
-		return &prefixDet{kind: k(kind), body: newSet(body), min: min, max: max, left: setAlnum, overlong: overlong}
+func prefix(kind string, body string, min, max int, overlong bool) func(func(string) int32) match.Detector {
+	return func(k func(string) int32) match.Detector {
+		return &prefixDet{kind: k(kind), body: scan.NewSet(body), min: min, max: max, left: setAlnum, overlong: overlong}
 	}
 }
 
@@ -36,8 +41,8 @@ func prefix(kind string, body string, min, max int, overlong bool) func(func(str
 // ones (passwords); word: the keyword must begin a word or a camelCase part
 // (pass, pwd, auth: not bypass, compass); whole: nothing may follow it in
 // the key's name.
-func assign(kind string, minLen int, lenient, word, whole bool) func(func(string) int32) detector {
-	return func(k func(string) int32) detector {
+func assign(kind string, minLen int, lenient, word, whole bool) func(func(string) int32) match.Detector {
+	return func(k func(string) int32) match.Detector {
 		return &assignDet{kind: k(kind), minLen: minLen, lenient: lenient, word: word, whole: whole}
 	}
 }
@@ -46,13 +51,13 @@ func assign(kind string, minLen int, lenient, word, whole bool) func(func(string
 // at the same byte, the marker names the earlier entry.
 var catalogue = []catalogueEntry{
 	{kind: "aws-access-key-id", keywords: []string{"AKIA", "ASIA"}, exact: true,
-		det: func(k func(string) int32) detector {
+		det: func(k func(string) int32) match.Detector {
 			// Exactly 16 base32 characters, not inside a longer word.
-			return &prefixDet{kind: k("aws-access-key-id"), body: newSet("A-Z2-7"), min: 16, max: 16, left: setAlnum, right: setAlnum}
+			return &prefixDet{kind: k("aws-access-key-id"), body: scan.NewSet("A-Z2-7"), min: 16, max: 16, left: setAlnum, right: setAlnum}
 		}},
 	{kind: "aws-secret-access-key", keywords: []string{"aws_secret_access_key", "aws_secret_key", "secretaccesskey", "aws-secret-access-key"},
-		det: func(k func(string) int32) detector {
-			return &assignDet{kind: k("aws-secret-access-key"), minLen: 40, valueSet: newSet("A-Za-z0-9/+="), valueLen: 40}
+		det: func(k func(string) int32) match.Detector {
+			return &assignDet{kind: k("aws-secret-access-key"), minLen: 40, valueSet: scan.NewSet("A-Za-z0-9/+="), valueLen: 40}
 		}},
 	{kind: "github-pat", keywords: []string{"ghp_"}, exact: true, det: prefix("github-pat", "A-Za-z0-9", 36, 251, true)},
 	{kind: "github-oauth-token", keywords: []string{"gho_"}, exact: true, det: prefix("github-oauth-token", "A-Za-z0-9", 36, 251, true)},
@@ -67,45 +72,45 @@ var catalogue = []catalogueEntry{
 	{kind: "slack-token", keywords: []string{"xoxa-", "xoxr-", "xoxs-", "xoxe-", "xoxe.xoxp-"}, exact: true, det: prefix("slack-token", "A-Za-z0-9-", 10, 251, true)},
 	{kind: "slack-app-token", keywords: []string{"xapp-"}, exact: true, det: prefix("slack-app-token", "A-Za-z0-9-", 10, 251, true)},
 	{kind: "slack-webhook", keywords: []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"},
-		det: func(k func(string) int32) detector {
-			return &prefixDet{kind: k("slack-webhook"), body: newSet("A-Za-z0-9/_-"), min: 20, max: 251, afterKw: true, overlong: true}
+		det: func(k func(string) int32) match.Detector {
+			return &prefixDet{kind: k("slack-webhook"), body: scan.NewSet("A-Za-z0-9/_-"), min: 20, max: 251, afterKw: true, overlong: true}
 		}},
 	{kind: "discord-webhook", keywords: []string{"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"},
-		det: func(k func(string) int32) detector {
-			return &prefixDet{kind: k("discord-webhook"), body: newSet("A-Za-z0-9/_-"), min: 40, max: 251, afterKw: true, overlong: true}
+		det: func(k func(string) int32) match.Detector {
+			return &prefixDet{kind: k("discord-webhook"), body: scan.NewSet("A-Za-z0-9/_-"), min: 40, max: 251, afterKw: true, overlong: true}
 		}},
 	{kind: "discord-bot-token", keywords: discordKeywords(), exact: true,
-		det: func(k func(string) int32) detector { return &discordDet{kind: k("discord-bot-token")} }},
+		det: func(k func(string) int32) match.Detector { return &discordDet{kind: k("discord-bot-token")} }},
 	{kind: "stripe-live-secret-key", keywords: []string{"sk_live_"}, exact: true, det: prefix("stripe-live-secret-key", "A-Za-z0-9", 20, 251, true)},
 	{kind: "stripe-restricted-key", keywords: []string{"rk_live_"}, exact: true, det: prefix("stripe-restricted-key", "A-Za-z0-9", 20, 251, true)},
 	{kind: "anthropic-api-key", keywords: []string{"sk-ant-"}, exact: true, det: prefix("anthropic-api-key", "A-Za-z0-9_-", 40, 251, true)},
 	{kind: "openai-api-key", keywords: []string{"sk-proj-", "sk-svcacct-", "sk-admin-"}, exact: true, det: prefix("openai-api-key", "A-Za-z0-9_-", 40, 251, true)},
 	{kind: "google-api-key", keywords: []string{"AIza"}, exact: true, det: prefix("google-api-key", "A-Za-z0-9_-", 35, 35, false)},
 	{kind: "npm-token", keywords: []string{"npm_"}, exact: true, det: prefix("npm-token", "A-Za-z0-9", 36, 36, false)},
-	{kind: "pypi-token", keywords: []string{"AgEIcHlwaS5vcmc"}, exact: true, det: func(k func(string) int32) detector {
+	{kind: "pypi-token", keywords: []string{"AgEIcHlwaS5vcmc"}, exact: true, det: func(k func(string) int32) match.Detector {
 		// The keyword is the fixed base64 of the macaroon header, after "pypi-".
-		return &prefixDet{kind: k("pypi-token"), body: newSet("A-Za-z0-9_-"), min: 50, max: 400, left: newSet("-").not(), overlong: true}
+		return &prefixDet{kind: k("pypi-token"), body: scan.NewSet("A-Za-z0-9_-"), min: 50, max: 400, left: scan.NewSet("-").Not(), overlong: true}
 	}},
 	{kind: "huggingface-token", keywords: []string{"hf_"}, exact: true, det: prefix("huggingface-token", "A-Za-z", 34, 34, false)},
 	{kind: "digitalocean-token", keywords: []string{"dop_v1_", "doo_v1_", "dor_v1_"}, exact: true, det: prefix("digitalocean-token", "a-f0-9", 64, 64, false)},
 	{kind: "jwt", keywords: []string{"eyJ"}, exact: true,
-		det: func(k func(string) int32) detector { return &jwtDet{kind: k("jwt")} }},
+		det: func(k func(string) int32) match.Detector { return &jwtDet{kind: k("jwt")} }},
 	{kind: "private-key", keywords: []string{"-----BEGIN "}, exact: true,
-		det: func(k func(string) int32) detector { return &pemDet{kind: k("private-key")} }},
+		det: func(k func(string) int32) match.Detector { return &pemDet{kind: k("private-key")} }},
 	{kind: "bearer-token", keywords: []string{"authorization"},
-		det: func(k func(string) int32) detector {
+		det: func(k func(string) int32) match.Detector {
 			return &authDet{bearer: k("bearer-token"), basic: k("basic-auth"), other: k("authorization")}
 		}},
 	{kind: "bearer-token", keywords: []string{"bearer"},
-		det: func(k func(string) int32) detector { return &bearerDet{kind: k("bearer-token")} }},
+		det: func(k func(string) int32) match.Detector { return &bearerDet{kind: k("bearer-token")} }},
 	{kind: "url-password", keywords: []string{"://", `:\/\/`}, exact: true,
-		det: func(k func(string) int32) detector { return &urlPassDet{kind: k("url-password")} }},
+		det: func(k func(string) int32) match.Detector { return &urlPassDet{kind: k("url-password")} }},
 	{kind: "cli-password", keywords: cliKeywords(), exact: true,
-		det: func(k func(string) int32) detector { return &cliDet{kind: k("cli-password")} }},
+		det: func(k func(string) int32) match.Detector { return &cliDet{kind: k("cli-password")} }},
 	{kind: "netrc-password", keywords: []string{"machine"},
-		det: func(k func(string) int32) detector { return &netrcDet{kind: k("netrc-password")} }},
+		det: func(k func(string) int32) match.Detector { return &netrcDet{kind: k("netrc-password")} }},
 	{kind: "cookie", keywords: []string{"cookie"},
-		det: func(k func(string) int32) detector { return &cookieDet{kind: k("cookie")} }},
+		det: func(k func(string) int32) match.Detector { return &cookieDet{kind: k("cookie")} }},
 	{kind: "password", keywords: []string{"password", "passwd", "passphrase", "storepass", "keypass"}, det: assign("password", 1, true, false, false)},
 	{kind: "password", keywords: []string{"IDENTIFIED BY", "identified by"}, exact: true, det: assign("password", 1, true, false, false)},
 	{kind: "password", keywords: []string{"pwd"}, det: assign("password", 1, true, true, false)},
@@ -113,11 +118,11 @@ var catalogue = []catalogueEntry{
 	// that PASSED, passes and compass (every line of a test log) are no
 	// candidates at all.
 	{kind: "password", keywords: []string{"pass=", "pass:", "pass\"", "pass'", "pass ", "pass\t", "pass\\", "pass>", "pass%", "pass&"},
-		det: func(k func(string) int32) detector {
+		det: func(k func(string) int32) match.Detector {
 			return &lastByteKw{&assignDet{kind: k("password"), minLen: 1, lenient: true, word: true, whole: true}}
 		}},
 	{kind: "secret", keywords: []string{"secret"}, det: assign("secret", 8, false, false, false)},
-	{kind: "token", keywords: []string{"token"}, det: func(k func(string) int32) detector {
+	{kind: "token", keywords: []string{"token"}, det: func(k func(string) int32) match.Detector {
 		return &assignDet{kind: k("token"), minLen: 8, notAfter: nonSecretPrefix}
 	}},
 	{kind: "api-key", keywords: []string{"api_key", "api-key", "apikey"}, det: assign("api-key", 8, false, false, false)},

@@ -3,6 +3,9 @@ package redact
 import (
 	"bytes"
 	"regexp"
+
+	"github.com/capwrap/capwrap/redact/internal/match"
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // Detectors: each decides, from a bounded window that starts at a keyword,
@@ -10,96 +13,43 @@ import (
 // scanners over bytes (no regexp on the hot path) written so that a decision
 // taken on a partial window is the one the full window would give.
 
-// byteSet is a set of byte values.
-type byteSet [256]bool
-
-// newSet builds a set from a spec of single bytes and ranges "a-z"; a '-' that
-// is first or last stands for itself.
-func newSet(spec string) *byteSet {
-	s := new(byteSet)
-	for i := 0; i < len(spec); i++ {
-		if i+2 < len(spec) && spec[i+1] == '-' {
-			for c := int(spec[i]); c <= int(spec[i+2]); c++ {
-				s[c] = true
-			}
-			i += 2
-			continue
-		}
-		s[spec[i]] = true
-	}
-	return s
-}
-
-// not returns the complement of s.
-func (s *byteSet) not() *byteSet {
-	t := new(byteSet)
-	for i := range s {
-		t[i] = !s[i]
-	}
-	return t
-}
-
-// union returns a set holding the bytes of s and t.
-func (s *byteSet) union(t *byteSet) *byteSet {
-	u := new(byteSet)
-	for i := range s {
-		u[i] = s[i] || t[i]
-	}
-	return u
-}
-
 var (
-	setAlnum   = newSet("A-Za-z0-9")
-	setB64URL  = newSet("A-Za-z0-9_-")
-	setLetter  = newSet("A-Za-z")
-	setBlank   = newSet(" \t")
-	setControl = newSet("\x00-\x1f\x7f")
+	setAlnum   = scan.NewSet("A-Za-z0-9")
+	setB64URL  = scan.NewSet("A-Za-z0-9_-")
+	setLetter  = scan.NewSet("A-Za-z")
+	setBlank   = scan.NewSet(" \t")
+	setControl = scan.NewSet("\x00-\x1f\x7f")
 	// setName continues a key name: "password_hash", "api-key.v2".
-	setName = newSet("A-Za-z0-9_.-")
+	setName = scan.NewSet("A-Za-z0-9_.-")
 	// setAuthValue holds the bytes of an Authorization header value.
-	setAuthValue = newSet(" ,;\"'").union(setControl).not()
+	setAuthValue = scan.NewSet(" ,;\"'").Union(setControl).Not()
 	// setBearer holds the bytes of an RFC 6750 token68.
-	setBearer = newSet("A-Za-z0-9._~+/=-")
+	setBearer = scan.NewSet("A-Za-z0-9._~+/=-")
 	// setURLUser and setURLPass hold the bytes of a URL's userinfo parts.
-	setURLUser = newSet(" /@:?#").union(setControl).not()
-	setURLPass = newSet(" /@?").union(setControl).not() // "#" too: unescaped, it is part of a password more often than a fragment before an "@"
-	setPEMName = newSet("A-Z0-9 ")
+	setURLUser = scan.NewSet(" /@:?#").Union(setControl).Not()
+	setURLPass = scan.NewSet(" /@?").Union(setControl).Not() // "#" too: unescaped, it is part of a password more often than a fragment before an "@"
+	setPEMName = scan.NewSet("A-Z0-9 ")
 	// setLine holds every byte but the newline.
-	setLine = newSet("\n").not()
+	setLine = scan.NewSet("\n").Not()
 )
 
 // extendMax bounds how far an open-ended token span grows: far enough for any
 // credential, and then bytes flow again.
 const extendMax = 1 << 30
 
-// skip returns the first index at or after i, at most i+max, whose byte is not in set.
-func skip(w []byte, i int, set *byteSet, max int) int {
-	lim := min(len(w), i+max)
-	for i < lim && set[w[i]] {
-		i++
-	}
-	return i
-}
-
-// wait is a detector's answer when w ended before a decision: pending with
-// spans no earlier than from, or, when w is final, no secret.
-func wait(final bool, from int) (bool, int) {
-	return !final, from
-}
-
 // prefixDet finds tokens that begin with a fixed keyword: "ghp_" + 36
 // alphanumerics and the like.
 type prefixDet struct {
 	kind     int32
-	body     *byteSet // bytes that continue the token after the keyword
-	min, max int      // body length, in bytes
-	afterKw  bool     // the span starts after the keyword (webhook URLs) rather than at it
-	left     *byteSet // no match when the byte before the keyword is in left
-	right    *byteSet // no match when the byte after the body is in right
-	overlong bool     // a body over max bytes is masked and dropped while it lasts; else no match
+	body     *scan.ByteSet // bytes that continue the token after the keyword
+	min, max int           // body length, in bytes
+	afterKw  bool          // the span starts after the keyword (webhook URLs) rather than at it
+	left     *scan.ByteSet // no match when the byte before the keyword is in left
+	right    *scan.ByteSet // no match when the byte after the body is in right
+	overlong bool          // a body over max bytes is masked and dropped while it lasts; else no match
 }
 
-func (d *prefixDet) window(kw int) int { return kw + d.max + 1 }
+func (d *prefixDet) Window(kw int) int { return kw + d.max + 1 }
 
 // glued reports whether a token is glued to the word before it: the byte
 // just before it (the last of pre) is in set. Some letters do not glue,
@@ -109,7 +59,7 @@ func (d *prefixDet) window(kw int) int { return kw + d.max + 1 }
 // the letter of a backslash escape in JSON or a quoted string ("\n", "\t").
 // A letter after digits that no CSI opens glues ("HEX0fAKIA..." is no AWS
 // key). pre must hold glueBack bytes where the stream has them.
-func glued(pre []byte, set *byteSet) bool {
+func glued(pre []byte, set *scan.ByteSet) bool {
 	n := len(pre)
 	if n == 0 || !set[pre[n-1]] {
 		return false
@@ -135,12 +85,12 @@ func glued(pre []byte, set *byteSet) bool {
 // usual CSI ("\x1b[38;2;255;255;255m" is 19 bytes) and its letter.
 const glueBack = 24
 
-func (d *prefixDet) back() int  { return glueBack }
-func (d *jwtDet) back() int     { return glueBack }
-func (d *discordDet) back() int { return glueBack }
-func (d *bearerDet) back() int  { return glueBack }
+func (d *prefixDet) Back() int  { return glueBack }
+func (d *jwtDet) Back() int     { return glueBack }
+func (d *discordDet) Back() int { return glueBack }
+func (d *bearerDet) Back() int  { return glueBack }
 
-func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *prefixDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if d.left != nil && glued(pre, d.left) {
 		return false, 0
 	}
@@ -148,11 +98,11 @@ func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if d.afterKw {
 		s = kw
 	}
-	i := skip(w, kw, d.body, d.max+1)
+	i := scan.Skip(w, kw, d.body, d.max+1)
 	n := i - kw
 	if n > d.max {
 		if d.overlong {
-			sink.add(s, i, d.kind, extender{mode: extSet, set: d.body, max: extendMax})
+			sink.Add(s, i, d.kind, match.Extender{Mode: match.ExtSet, Set: d.body, Max: extendMax})
 		}
 		return false, 0
 	}
@@ -162,7 +112,7 @@ func (d *prefixDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if n < d.min || d.right != nil && i < len(w) && d.right[w[i]] {
 		return false, 0
 	}
-	sink.add(s, i, d.kind, extender{})
+	sink.Add(s, i, d.kind, match.Extender{})
 	return false, 0
 }
 
@@ -177,32 +127,32 @@ const (
 	jwtSigMin    = 16
 )
 
-func (d *jwtDet) window(int) int { return jwtWindow }
+func (d *jwtDet) Window(int) int { return jwtWindow }
 
-func (d *jwtDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *jwtDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if glued(pre, setB64URL) {
 		return false, 0
 	}
-	i := skip(w, 0, setB64URL, jwtHeaderMax+1)
+	i := scan.Skip(w, 0, setB64URL, jwtHeaderMax+1)
 	if i > jwtHeaderMax {
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, 0)
+		return scan.Wait(final, 0)
 	}
 	if w[i] != '.' || i < jwtPartMin {
 		return false, 0
 	}
 	i++
 	j := i
-	i = skip(w, i, setB64URL, len(w))
+	i = scan.Skip(w, i, setB64URL, len(w))
 	if i == len(w) {
 		if !final {
 			return true, 0
 		}
 		if len(w) == jwtWindow && i-j >= jwtPartMin {
 			// The payload runs past the window: drop it as it arrives.
-			sink.add(0, i, d.kind, extender{mode: extSet, set: setB64URL.union(newSet(".")), max: extendMax})
+			sink.Add(0, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setB64URL.Union(scan.NewSet(".")), Max: extendMax})
 		}
 		return false, 0
 	}
@@ -211,13 +161,13 @@ func (d *jwtDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 	}
 	i++
 	j = i
-	i = skip(w, i, setB64URL, jwtSigMin)
+	i = scan.Skip(w, i, setB64URL, jwtSigMin)
 	if i-j == jwtSigMin {
-		sink.add(0, i, d.kind, extender{mode: extSet, set: setB64URL, max: extendMax})
+		sink.Add(0, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setB64URL, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, 0)
+		return scan.Wait(final, 0)
 	}
 	return false, 0
 }
@@ -229,16 +179,16 @@ type discordDet struct{ kind int32 }
 
 var discordParts = [3][2]int{{24, 26}, {6, 6}, {27, 38}}
 
-func (d *discordDet) window(int) int { return 26 + 1 + 6 + 1 + 38 + 1 }
+func (d *discordDet) Window(int) int { return 26 + 1 + 6 + 1 + 38 + 1 }
 
-func (d *discordDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *discordDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if glued(pre, setB64URL) {
 		return false, 0
 	}
 	i := 0
 	for p, lim := range discordParts {
 		j := i
-		i = skip(w, i, setB64URL, lim[1]+1)
+		i = scan.Skip(w, i, setB64URL, lim[1]+1)
 		n := i - j
 		if n > lim[1] {
 			return false, 0
@@ -256,7 +206,7 @@ func (d *discordDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 			i++
 		}
 	}
-	sink.add(0, i, d.kind, extender{})
+	sink.Add(0, i, d.kind, match.Extender{})
 	return false, 0
 }
 
@@ -272,24 +222,24 @@ const (
 	urlUserTokenMin = 16
 )
 
-func (d *urlPassDet) window(kw int) int { return kw + urlUserMax + 1 + urlPassMax + 1 }
+func (d *urlPassDet) Window(kw int) int { return kw + urlUserMax + 1 + urlPassMax + 1 }
 
-func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *urlPassDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) == 0 || !setAlnum[pre[len(pre)-1]] {
 		return false, 0 // no scheme before "://"
 	}
-	i := skip(w, kw, setURLUser, urlUserMax+1)
+	i := scan.Skip(w, kw, setURLUser, urlUserMax+1)
 	if i-kw > urlUserMax {
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, kw) // the user may be a token
+		return scan.Wait(final, kw) // the user may be a token
 	}
 	if w[i] == '@' && i > kw {
 		// No password: the user part may be a token itself
 		// (https://TOKEN@git.example.com/repo.git).
 		if u := w[kw:i]; len(u) >= urlUserTokenMin && literalSecret(u, false, false, false, urlUserTokenMin, nil) {
-			sink.add(kw, i, d.kind, extender{})
+			sink.Add(kw, i, d.kind, match.Extender{})
 		}
 		return false, 0
 	}
@@ -298,19 +248,19 @@ func (d *urlPassDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (boo
 	}
 	i++
 	ps := i
-	i = skip(w, i, setURLPass, urlPassMax+1)
+	i = scan.Skip(w, i, setURLPass, urlPassMax+1)
 	if i-ps > urlPassMax {
 		// Too long to tell: dropped rather than released.
-		sink.add(ps, i, d.kind, extender{mode: extSet, set: setURLPass, max: extendMax})
+		sink.Add(ps, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setURLPass, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, ps)
+		return scan.Wait(final, ps)
 	}
 	if w[i] != '@' || placeholder(w[ps:i]) {
 		return false, 0
 	}
-	sink.add(ps, i, d.kind, extender{})
+	sink.Add(ps, i, d.kind, match.Extender{})
 	return false, 0
 }
 
@@ -325,15 +275,15 @@ const (
 	pemMax      = 64 << 10
 )
 
-func (d *pemDet) window(kw int) int { return kw + pemLabelMax + 1 + 5 }
+func (d *pemDet) Window(kw int) int { return kw + pemLabelMax + 1 + 5 }
 
-func (d *pemDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
-	i := skip(w, kw, setPEMName, pemLabelMax+1)
+func (d *pemDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
+	i := scan.Skip(w, kw, setPEMName, pemLabelMax+1)
 	if i-kw > pemLabelMax {
 		return false, 0
 	}
 	if i == len(w) {
-		return wait(final, 0)
+		return scan.Wait(final, 0)
 	}
 	label := w[kw:i]
 	if !bytes.HasSuffix(label, []byte("PRIVATE KEY")) && !bytes.HasSuffix(label, []byte("PRIVATE KEY BLOCK")) {
@@ -345,10 +295,10 @@ func (d *pemDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, i
 		return false, 0
 	}
 	if len(rest) < len(dashes) {
-		return wait(final, 0)
+		return scan.Wait(final, 0)
 	}
 	e := i + len(dashes)
-	sink.add(0, e, d.kind, extender{mode: extPEM, max: pemMax - e})
+	sink.Add(0, e, d.kind, match.Extender{Mode: match.ExtPEM, Max: pemMax - e})
 	return false, 0
 }
 
@@ -364,7 +314,7 @@ const (
 	authValueMax  = 512
 )
 
-func (d *authDet) window(kw int) int {
+func (d *authDet) Window(kw int) int {
 	return kw + 1 + assignBlankMax + 1 + assignBlankMax + 1 + authSchemeMax + 1 + assignBlankMax + authValueMax + 1
 }
 
@@ -372,29 +322,29 @@ var authSchemes = []string{"bearer", "basic", "token", "bot", "digest", "negotia
 
 // keySeparator reads what follows a header's or field's name at w[kw:]:
 // the quote that may close the name, blanks, and ":" or "=". It returns
-// lexYes and the index just past the separator; lexNo when something else
-// follows; lexMore, and the offset to wait from, when w ends first.
-func keySeparator(w []byte, kw int) (lex, int) {
-	kq, st := quoteAt(w, kw)
-	if st == lexMore {
-		return lexMore, kw
+// scan.Yes and the index just past the separator; scan.No when something else
+// follows; scan.More, and the offset to wait from, when w ends first.
+func keySeparator(w []byte, kw int) (scan.Lex, int) {
+	kq, st := scan.QuoteAt(w, kw)
+	if st == scan.More {
+		return scan.More, kw
 	}
-	i := skip(w, kw+kq.n, setBlank, assignBlankMax)
+	i := scan.Skip(w, kw+kq.N, setBlank, assignBlankMax)
 	switch {
 	case i == len(w):
-		return lexMore, i
+		return scan.More, i
 	case w[i] != ':' && w[i] != '=':
-		return lexNo, 0
+		return scan.No, 0
 	}
-	return lexYes, i + 1
+	return scan.Yes, i + 1
 }
 
-func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *authDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	st, i := keySeparator(w, kw)
 	switch st {
-	case lexMore:
-		return wait(final, i)
-	case lexNo:
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.No:
 		return false, 0
 	}
 	set := setAuthValue
@@ -402,23 +352,23 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 		i++ // a Go-printed header map: map[Authorization:[Basic VALUE]]
 		set = setAuthValueBracket
 	}
-	i = skip(w, i, setBlank, assignBlankMax)
-	vq, st := quoteAt(w, i)
-	if st == lexMore {
-		return wait(final, i)
+	i = scan.Skip(w, i, setBlank, assignBlankMax)
+	vq, st := scan.QuoteAt(w, i)
+	if st == scan.More {
+		return scan.Wait(final, i)
 	}
-	i += vq.n
+	i += vq.N
 	ws := i
-	j := skip(w, i, newSchemeSet, authSchemeMax+1)
+	j := scan.Skip(w, i, newSchemeSet, authSchemeMax+1)
 	if j == len(w) {
-		return wait(final, ws)
+		return scan.Wait(final, ws)
 	}
 	vs := ws
 	kind := d.other
 	if j > ws && j-ws <= authSchemeMax && setBlank[w[j]] {
-		k := skip(w, j, setBlank, assignBlankMax)
+		k := scan.Skip(w, j, setBlank, assignBlankMax)
 		if k == len(w) {
-			return wait(final, ws)
+			return scan.Wait(final, ws)
 		}
 		if set[w[k]] {
 			vs = k
@@ -438,7 +388,7 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 		i++
 	}
 	if i-vs > authValueMax {
-		sink.add(vs, i, kind, extender{mode: extSet, set: set, max: extendMax})
+		sink.Add(vs, i, kind, match.Extender{Mode: match.ExtSet, Set: set, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) && !final {
@@ -453,14 +403,14 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 		}
 		// No scheme: the value must be a literal secret, not code
 		// ("Authorization": []string{...}, authorization: string).
-		if !literalSecret(v, vq.n > 0, false, false, authMin, w[:kw]) {
+		if !literalSecret(v, vq.N > 0, false, false, authMin, w[:kw]) {
 			return false, 0
 		}
 	}
 	if len(v) < authMin || placeholder(v) {
 		return false, 0
 	}
-	sink.add(vs, i, kind, extender{})
+	sink.Add(vs, i, kind, match.Extender{})
 	return false, 0
 }
 
@@ -468,9 +418,9 @@ func (d *authDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, 
 // mytoken" in a test is no credential).
 const authMin = 8
 
-var setAuthValueBracket = newSet(" ,;\"'[]").union(setControl).not()
+var setAuthValueBracket = scan.NewSet(" ,;\"'[]").Union(setControl).Not()
 
-var newSchemeSet = newSet("A-Za-z0-9-")
+var newSchemeSet = scan.NewSet("A-Za-z0-9-")
 
 // bearerDet finds "Bearer TOKEN" outside an Authorization header: the keyword
 // as a word, blanks, and a token68 of at least bearerMin bytes ("Bearer token
@@ -479,23 +429,23 @@ type bearerDet struct{ kind int32 }
 
 const bearerMin = 12
 
-func (d *bearerDet) window(kw int) int { return kw + assignBlankMax + authValueMax + 1 }
+func (d *bearerDet) Window(kw int) int { return kw + assignBlankMax + authValueMax + 1 }
 
-func (d *bearerDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *bearerDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if glued(pre, setLetter) {
 		return false, 0
 	}
-	i := skip(w, kw, setBlank, assignBlankMax)
+	i := scan.Skip(w, kw, setBlank, assignBlankMax)
 	if i == len(w) {
-		return wait(final, i)
+		return scan.Wait(final, i)
 	}
 	if i == kw {
 		return false, 0
 	}
 	vs := i
-	i = skip(w, i, setBearer, authValueMax+1)
+	i = scan.Skip(w, i, setBearer, authValueMax+1)
 	if i-vs > authValueMax {
-		sink.add(vs, i, d.kind, extender{mode: extSet, set: setBearer, max: extendMax})
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setBearer, Max: extendMax})
 		return false, 0
 	}
 	if i == len(w) && !final {
@@ -504,7 +454,7 @@ func (d *bearerDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool
 	if i-vs < bearerMin {
 		return false, 0
 	}
-	sink.add(vs, i, d.kind, extender{})
+	sink.Add(vs, i, d.kind, match.Extender{})
 	return false, 0
 }
 
@@ -519,9 +469,9 @@ type prefixRegexDet struct {
 	re                *regexp.Regexp // anchored at the start of the window
 }
 
-func (d *prefixRegexDet) window(int) int { return lineMax + 1 }
+func (d *prefixRegexDet) Window(int) int { return lineMax + 1 }
 
-func (d *prefixRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *prefixRegexDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	nl := bytes.IndexByte(w, '\n')
 	if nl < 0 {
 		if !final {
@@ -530,10 +480,10 @@ func (d *prefixRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) 
 		nl = min(len(w), lineMax)
 	}
 	if m := d.re.FindIndex(w[:nl]); m != nil && m[1] > m[0] {
-		sink.add(m[0], m[1], d.kind, extender{})
+		sink.Add(m[0], m[1], d.kind, match.Extender{})
 	}
 	if nl == lineMax && nl < len(w) && w[nl] != '\n' {
-		sink.add(nl, nl+1, d.undecidable, extender{mode: extSet, set: setLine, max: extendMax})
+		sink.Add(nl, nl+1, d.undecidable, match.Extender{Mode: match.ExtSet, Set: setLine, Max: extendMax})
 	}
 	return false, 0
 }
@@ -546,9 +496,9 @@ type lineRegexDet struct {
 	res               []*regexp.Regexp
 }
 
-func (d *lineRegexDet) window(kw int) int { return kw + lineMax + 1 }
+func (d *lineRegexDet) Window(kw int) int { return kw + lineMax + 1 }
 
-func (d *lineRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *lineRegexDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	line := w[kw:]
 	nl := bytes.IndexByte(line, '\n')
 	if nl < 0 {
@@ -560,19 +510,19 @@ func (d *lineRegexDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (b
 	for _, re := range d.res {
 		for _, m := range re.FindAllIndex(line[:nl], -1) {
 			if m[1] > m[0] {
-				sink.add(kw+m[0], kw+m[1], d.kind, extender{})
+				sink.Add(kw+m[0], kw+m[1], d.kind, match.Extender{})
 			}
 		}
 	}
 	if nl == lineMax && nl < len(line) && line[nl] != '\n' {
-		sink.add(kw+nl, kw+nl+1, d.undecidable, extender{mode: extSet, set: setLine, max: extendMax})
+		sink.Add(kw+nl, kw+nl+1, d.undecidable, match.Extender{Mode: match.ExtSet, Set: setLine, Max: extendMax})
 	}
 	return false, 0
 }
 
 // The spans of these detectors start after their keywords (see
 // afterKeyword).
-func (d *prefixDet) afterKeyword() bool  { return d.afterKw }
-func (d *authDet) afterKeyword() bool    { return true }
-func (d *bearerDet) afterKeyword() bool  { return true }
-func (d *urlPassDet) afterKeyword() bool { return true }
+func (d *prefixDet) AfterKeyword() bool  { return d.afterKw }
+func (d *authDet) AfterKeyword() bool    { return true }
+func (d *bearerDet) AfterKeyword() bool  { return true }
+func (d *urlPassDet) AfterKeyword() bool { return true }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/capwrap/capwrap/redact/internal/testlog"
 )
 
 // fuzzPolicy has every source: secret-looking environment values, a
@@ -60,7 +62,7 @@ func fuzzSeeds(f *testing.F) {
 	f.Add([]byte("a=Kz9%2fLq2%2bXw7%20Rt4%3dVm8%26Np3\nb=Kz9%2FLq2%2BXw7+Rt4%3DVm8%26Np3 push registry.example.com\n"), []byte{1})
 	f.Add([]byte("xabcdx aab temp4now111dd temp4now1 Zq9-xK2_mP4wR7tY"), []byte{0})
 	f.Add([]byte("Password: hunter2\nticket-1234 INTERNAL-x\n"), []byte{5, 1})
-	f.Add(benchLog(4096, 10), []byte{200, 13, 255})
+	f.Add(testlog.Make(4096, 10), []byte{200, 13, 255})
 	// A write that ends inside the \u0022 closing a value, or right after a
 	// backslash in a quoted value (the value was once judged unclosed).
 	f.Add([]byte(`{\u0022Token\u0022:\u0022Tz8kq2lM9Xw4vR7n\u0022}the x`+"\n"), []byte{41})
@@ -85,7 +87,7 @@ func FuzzReference(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data, cuts []byte) {
 		p := fuzzPolicy()
-		want, n := reference(p.m, data)
+		want, n := reference(p, data)
 		var out bytes.Buffer
 		w := p.NewWriter(&out)
 		sizes := chunkSizes(cuts)

@@ -11,9 +11,12 @@
 // that sanitizes streams (NewWriter) and short strings (String).
 //
 // The package is in two layers, as STYLE.md asks: a generic streaming matcher
-// (automaton.go, engine.go: keywords, bounded windows, span merging, holdback)
-// and the policy (policy.go, catalogue.go, detectors.go: where secrets come
-// from, markers, minimum lengths, encoded variants, credential shapes).
+// (internal/match: keywords, bounded windows, span merging, holdback,
+// remembered values; read through the partial-window primitives of
+// internal/scan) and the policy, here: where secrets come from (policy.go),
+// the catalogue of credential shapes and its detectors (catalogue.go,
+// detectors.go, assign.go, carriers.go, shapes.go), markers, minimum
+// lengths, encoded variants, which values are remembered (remember.go).
 package redact
 
 import (
@@ -25,6 +28,9 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/capwrap/capwrap/redact/internal/match"
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // Options says where secrets come from (SPEC §6 sources 1 and 3; the built-in
@@ -108,7 +114,12 @@ func SecretName(name string) bool {
 // Policy is a compiled set of redaction rules (SPEC §6). It is immutable and
 // safe for concurrent use; each stream gets its own Writer.
 type Policy struct {
-	m *matcher
+	m       *match.Matcher
+	markers [][]byte // by kind
+	// What m was built from (the whole-buffer reference in the tests reads
+	// them too).
+	kws  []match.Keyword
+	line match.Detector
 }
 
 // kinds assigns marker kinds their ids in priority order.
@@ -160,31 +171,65 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 // one marker covers them all and names the one that starts first (the
 // catalogue before literal values at the same byte).
 func NewPolicy(opt Options) (*Policy, error) {
-	k := &kinds{ids: map[string]int32{}}
-	var kws []keyword
+	r := &rules{k: kinds{ids: map[string]int32{}}, seen: map[string]bool{}}
+	r.builtIn()
+	r.environ(opt)
+	for _, v := range opt.Values {
+		r.value(v, "value")
+	}
+	for _, p := range opt.Patterns {
+		if err := r.pattern(p); err != nil {
+			return nil, err
+		}
+	}
+	lineDet := r.lines()
+	markers := make([][]byte, len(r.k.names))
+	for i, n := range r.k.names {
+		markers[i] = []byte("[REDACTED:" + n + "]")
+	}
+	return &Policy{m: match.New(r.kws, markers, lineDet), markers: markers, kws: r.kws, line: lineDet}, nil
+}
 
+// rules is what NewPolicy compiles: the keywords, in priority order, and
+// the marker kinds, numbered as they are first named.
+type rules struct {
+	k       kinds
+	kws     []match.Keyword
+	seen    map[string]bool  // the literal forms among kws
+	lineRes []*regexp.Regexp // the patterns without a literal prefix
+}
+
+// builtIn adds the keywords of the built-in catalogue (SPEC §6 source 2).
+func (r *rules) builtIn() {
 	for _, e := range catalogue {
-		d := e.det(k.id)
+		d := e.det(r.k.id)
 		for _, w := range e.keywords {
-			kws = append(kws, keyword{text: []byte(w), exact: e.exact, det: d})
+			r.kws = append(r.kws, match.Keyword{Text: []byte(w), Exact: e.exact, Det: d})
 		}
 	}
+}
 
-	// Literal secrets: the first source of a value names its kind.
-	seen := map[string]bool{}
-	addValue := func(v, kind string) {
-		if v == "" {
-			return
-		}
-		id := k.id(kind)
-		for _, f := range variants(v) {
-			if f == "" || seen[f] {
-				continue
-			}
-			seen[f] = true
-			kws = append(kws, keyword{text: []byte(f), exact: true, kind: id})
-		}
+// value adds the literal secret v and the forms it takes in output (see
+// variants) as kind, those not added already: the first source of a
+// value names its kind.
+func (r *rules) value(v, kind string) {
+	if v == "" {
+		return
 	}
+	id := r.k.id(kind)
+	for _, f := range variants(v) {
+		if f == "" || r.seen[f] {
+			continue
+		}
+		r.seen[f] = true
+		r.kws = append(r.kws, match.Keyword{Text: []byte(f), Exact: true, Kind: id})
+	}
+}
+
+// environ adds the values of opt.Environ's variables whose names look
+// secret (SPEC §6 source 1), in the order of the environment, then those
+// of opt.EnvNames.
+func (r *rules) environ(opt Options) {
 	env := map[string]string{}
 	var names []string
 	for _, kv := range opt.Environ {
@@ -203,48 +248,48 @@ func NewPolicy(opt Options) (*Policy, error) {
 	}
 	for _, name := range names {
 		if v := env[name]; SecretName(name) && !allowed[name] && len(v) >= MinEnvValue {
-			addValue(v, "env:"+kindName(name))
+			r.value(v, "env:"+kindName(name))
 		}
 	}
 	for _, name := range opt.EnvNames {
 		if v, ok := env[name]; ok {
-			addValue(v, "env:"+kindName(name))
+			r.value(v, "env:"+kindName(name))
 		}
 	}
-	for _, v := range opt.Values {
-		addValue(v, "value")
-	}
+}
 
-	// Patterns.
-	var lineRes []*regexp.Regexp
-	for _, p := range opt.Patterns {
-		re, err := compilePattern(p)
-		if err != nil {
-			return nil, err
-		}
-		lit, complete := re.LiteralPrefix()
-		switch {
-		case complete && lit != "":
-			kws = append(kws, keyword{text: []byte(lit), exact: true, kind: k.id("pattern")})
-		case len(lit) >= 2:
-			anchored := regexp.MustCompile(`\A(?:` + p + `)`)
-			d := &prefixRegexDet{kind: k.id("pattern"), undecidable: k.id("undecidable"), re: anchored}
-			kws = append(kws, keyword{text: []byte(lit), exact: true, det: d})
-		default:
-			lineRes = append(lineRes, re)
-		}
+// pattern adds a --redact-pattern (SPEC §6 source 3): a pattern that is a
+// literal is a keyword of its own, one that starts with a literal of two
+// bytes or more the keyword of a prefixRegexDet, and any other is run on
+// every line (see lines).
+func (r *rules) pattern(p string) error {
+	re, err := compilePattern(p)
+	if err != nil {
+		return err
 	}
-	var lineDet detector
-	if len(lineRes) > 0 {
-		lineDet = &lineRegexDet{kind: k.id("pattern"), undecidable: k.id("undecidable"), res: lineRes}
-		kws = append(kws, keyword{text: []byte("\n"), exact: true, det: lineDet})
+	lit, complete := re.LiteralPrefix()
+	switch {
+	case complete && lit != "":
+		r.kws = append(r.kws, match.Keyword{Text: []byte(lit), Exact: true, Kind: r.k.id("pattern")})
+	case len(lit) >= 2:
+		anchored := regexp.MustCompile(`\A(?:` + p + `)`)
+		d := &prefixRegexDet{kind: r.k.id("pattern"), undecidable: r.k.id("undecidable"), re: anchored}
+		r.kws = append(r.kws, match.Keyword{Text: []byte(lit), Exact: true, Det: d})
+	default:
+		r.lineRes = append(r.lineRes, re)
 	}
+	return nil
+}
 
-	markers := make([][]byte, len(k.names))
-	for i, n := range k.names {
-		markers[i] = []byte("[REDACTED:" + n + "]")
+// lines adds the detector of the patterns run on every line, whose keyword
+// is the newline, and returns it; nil when there are none.
+func (r *rules) lines() match.Detector {
+	if len(r.lineRes) == 0 {
+		return nil
 	}
-	return &Policy{m: newMatcher(kws, markers, lineDet)}, nil
+	d := &lineRegexDet{kind: r.k.id("pattern"), undecidable: r.k.id("undecidable"), res: r.lineRes}
+	r.kws = append(r.kws, match.Keyword{Text: []byte("\n"), Exact: true, Det: d})
+	return d
 }
 
 // kindName keeps a variable name printable inside a marker.
@@ -369,7 +414,7 @@ func lowerHex(s string) string {
 	b := []byte(s)
 	for i := 0; i+2 < len(b); i++ {
 		if b[i] == '%' {
-			b[i+1], b[i+2] = lower(b[i+1]), lower(b[i+2])
+			b[i+1], b[i+2] = scan.Lower(b[i+1]), scan.Lower(b[i+2])
 		}
 	}
 	return string(b)
@@ -382,7 +427,7 @@ func lowerHex(s string) string {
 // longest literal form in bytes (a value or one of its encodings, see
 // Options) if that is longer. Secrets running past their window are dropped
 // as they arrive, which holds nothing.
-func (p *Policy) Holdback() int { return p.m.hold }
+func (p *Policy) Holdback() int { return p.m.Holdback() }
 
 // NewWriter returns a Writer that writes the sanitized stream to dst (SPEC
 // §6). The caller must Close it at end of stream to release what it holds;
@@ -398,8 +443,7 @@ func (p *Policy) NewWriter(dst io.Writer) *Writer {
 // nothing.
 func (p *Policy) NewSharedWriter(dst io.Writer, mem *Memory) *Writer {
 	w := &Writer{}
-	w.s.init(p.m, dst)
-	w.s.rep.mem = mem
+	w.w = match.NewWriter(p.m, dst, learnable, mem.shared(), &w.seen)
 	return w
 }
 
@@ -439,7 +483,7 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 	at := 0
 	for i, a := range argv {
 		cover := make([]int32, len(a)) // kind+1 of the run that masks each byte, 0: none
-		mark := func(runs []span, off int) {
+		mark := func(runs []run, off int) {
 			for _, r := range runs {
 				if off > 0 && int(r.s) < off {
 					continue // a run of the whole line that starts in an earlier argument ends there
@@ -467,7 +511,7 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 				k++
 				continue
 			}
-			b.Write(p.m.markers[cover[k]-1])
+			b.Write(p.markers[cover[k]-1])
 			for k < len(a) && cover[k] != 0 {
 				k++
 			}
@@ -479,11 +523,25 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 
 // runs returns the input bytes of s that a Writer replaces by markers (each
 // merged run, with the kind its marker names).
-func (p *Policy) runs(s string) []span {
-	var st stream
-	st.init(p.m, io.Discard)
-	st.record = true
-	st.write([]byte(s))
-	st.close()
-	return st.runs
+func (p *Policy) runs(s string) []run {
+	var rec runRecorder
+	w := match.NewWriter(p.m, io.Discard, learnable, nil, &rec)
+	io.WriteString(w, s)
+	w.Close()
+	return rec.runs
 }
+
+// run is the input bytes [s, e) of a run that a marker of kind replaces.
+type run struct {
+	s, e int64
+	kind int32
+}
+
+// runRecorder is the match.Observer that keeps every run.
+type runRecorder struct{ runs []run }
+
+func (r *runRecorder) Start(at int64, kind int32) {
+	r.runs = append(r.runs, run{s: at, e: at, kind: kind})
+}
+func (r *runRecorder) Dropped([]byte) {}
+func (r *runRecorder) End(at int64)   { r.runs[len(r.runs)-1].e = at }

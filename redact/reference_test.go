@@ -4,34 +4,39 @@ import (
 	"bytes"
 	"slices"
 	"sort"
+
+	"github.com/capwrap/capwrap/redact/internal/match"
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // reference is the whole-buffer redactor the streaming Writer must agree
 // with: it finds every keyword occurrence with bytes.Index (on an ASCII
 // lower-cased copy for case-insensitive keywords), asks the same
-// detectors for their spans over the whole rest of the buffer, unites the
-// spans and writes one marker per merged run. It shares the detectors (the
-// catalogue's definition) but none of the streaming machinery.
-func reference(m *matcher, in []byte) ([]byte, int64) {
+// detectors for their spans over the whole rest of the buffer, grows
+// open-ended spans over the rest of the buffer at once, unites the spans
+// and writes one marker per merged run. It shares p's keywords, detectors
+// and markers (the catalogue's definition) but none of the streaming
+// machinery of internal/match.
+func reference(p *Policy, in []byte) ([]byte, int64) {
 	var sink refSink
-	eval := func(d detector, start, kw int) {
-		end := min(len(in), start+d.window(kw))
+	eval := func(d match.Detector, start, kw int) {
+		end := min(len(in), start+d.Window(kw))
 		sink.base = start
 		sink.in = in
-		pending, _ := d.eval(in[start:end], in[max(0, start-lookBack(d)):start], kw, true, &sink)
+		pending, _ := d.Eval(in[start:end], in[max(0, start-lookBack(d)):start], kw, true, &sink)
 		if pending {
 			panic("detector pending on a final window")
 		}
 	}
 	folded := make([]byte, len(in))
 	for i, c := range in {
-		folded[i] = fold(c)
+		folded[i] = scan.Lower(c)
 	}
-	for _, k := range m.kws {
-		n := len(k.text)
-		hay, needle := in, k.text
-		if !k.exact {
-			hay, needle = folded, bytes.ToLower(k.text)
+	for _, k := range p.kws {
+		n := len(k.Text)
+		hay, needle := in, k.Text
+		if !k.Exact {
+			hay, needle = folded, bytes.ToLower(k.Text)
 		}
 		for i := 0; i+n <= len(in); i++ {
 			j := bytes.Index(hay[i:], needle)
@@ -39,30 +44,35 @@ func reference(m *matcher, in []byte) ([]byte, int64) {
 				break
 			}
 			i += j
-			if k.det == nil {
-				sink.spans = append(sink.spans, span{s: int64(i), e: int64(i + n), kind: k.kind})
+			if k.Det == nil {
+				sink.spans = append(sink.spans, refSpan{s: int64(i), e: int64(i + n), kind: k.Kind})
 				continue
 			}
-			eval(k.det, i, n)
+			eval(k.Det, i, n)
 		}
 	}
-	if m.lineDet != nil {
-		eval(m.lineDet, 0, 0)
+	if p.line != nil {
+		eval(p.line, 0, 0)
 	}
-	// Remembered values (repeat.go): in order of their spans' ends, each
+	// Remembered values (remember.go): in order of their spans' ends, each
 	// masks its occurrences from its end on.
 	learned := sink.learned
 	sort.SliceStable(learned, func(i, j int) bool {
 		a, b := learned[i], learned[j]
 		return a.e < b.e || a.e == b.e && (a.s < b.s || a.s == b.s && a.kind < b.kind)
 	})
-	var vals []repValue
+	type value struct {
+		v    []byte
+		kind int32
+		from int64
+	}
+	var vals []value
 	for _, it := range learned {
 		v := in[it.s:it.e]
-		if !learnable(v) || len(vals) >= MemoryValues || slices.ContainsFunc(vals, func(o repValue) bool { return bytes.Equal(o.v, v) }) {
+		if !learnable(v) || len(vals) >= MemoryValues || slices.ContainsFunc(vals, func(o value) bool { return bytes.Equal(o.v, v) }) {
 			continue
 		}
-		vals = append(vals, repValue{v: v, kind: it.kind, from: it.e})
+		vals = append(vals, value{v: v, kind: it.kind, from: it.e})
 	}
 	for _, v := range vals {
 		for p := int(v.from); p < len(in); p++ {
@@ -71,7 +81,7 @@ func reference(m *matcher, in []byte) ([]byte, int64) {
 				break
 			}
 			p += k
-			sink.spans = append(sink.spans, span{s: int64(p), e: int64(p + len(v.v)), kind: v.kind})
+			sink.spans = append(sink.spans, refSpan{s: int64(p), e: int64(p + len(v.v)), kind: v.kind})
 		}
 	}
 	spans := sink.spans
@@ -89,7 +99,7 @@ func reference(m *matcher, in []byte) ([]byte, int64) {
 			i++
 		}
 		out = append(out, in[pos:run.s]...)
-		out = append(out, m.markers[run.kind]...)
+		out = append(out, p.markers[run.kind]...)
 		n++
 		pos = run.e
 	}
@@ -97,22 +107,60 @@ func reference(m *matcher, in []byte) ([]byte, int64) {
 	return out, n
 }
 
+// lookBack is how many bytes before its keyword a detector is shown: two,
+// or more for a match.Backer.
+func lookBack(d match.Detector) int {
+	if b, ok := d.(match.Backer); ok {
+		return max(b.Back(), 2)
+	}
+	return 2
+}
+
+// grow returns how many of b, the bytes after an open-ended span, the span
+// takes (see match.Extender): at most x.Max of them; for ExtSet, while they
+// are in x.Set; for ExtPEM, up to the end of the first "-----" after the
+// first "-----END".
+func grow(x match.Extender, b []byte) int {
+	b = b[:min(len(b), x.Max)]
+	switch x.Mode {
+	case match.ExtSet:
+		for i, c := range b {
+			if !x.Set[c] {
+				return i
+			}
+		}
+	case match.ExtPEM:
+		k := bytes.Index(b, []byte("-----END"))
+		if k < 0 {
+			break
+		}
+		k += len("-----END")
+		if e := bytes.Index(b[k:], []byte("-----")); e >= 0 {
+			return k + e + len("-----")
+		}
+	}
+	return len(b)
+}
+
+type refSpan struct {
+	s, e int64
+	kind int32
+}
+
 type refSink struct {
 	in      []byte
 	base    int
-	spans   []span
-	learned []span // closed detector spans: their values are remembered
+	spans   []refSpan
+	learned []refSpan // closed detector spans: their values are remembered
 }
 
-func (r *refSink) add(s, e int, kind int32, ext extender) {
-	sp := span{s: int64(r.base + s), e: int64(r.base + e), kind: kind}
+func (r *refSink) Add(s, e int, kind int32, ext match.Extender) {
+	sp := refSpan{s: int64(r.base + s), e: int64(r.base + e), kind: kind}
 	if sp.e <= sp.s {
 		return
 	}
-	if ext.mode != extNone {
-		ext.limit = sp.e + int64(ext.max)
-		n, _ := ext.feed(r.in[sp.e:], sp.e)
-		sp.e += int64(n)
+	if ext.Mode != match.ExtNone {
+		sp.e += int64(grow(ext, r.in[sp.e:]))
 	} else {
 		r.learned = append(r.learned, sp)
 	}

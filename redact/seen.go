@@ -22,18 +22,22 @@ type seenSecrets struct {
 	open bool
 }
 
-// next starts a new secret (a marker was just written).
-func (s *seenSecrets) next() {
+// Start starts a new secret (a marker was just written); with Dropped and
+// End, seenSecrets is the match.Observer of a Writer's runs.
+func (s *seenSecrets) Start(int64, int32) {
 	s.flush()
 	s.open = len(s.list) < seenSecretCount
 }
 
-// add records dropped bytes of the current secret.
-func (s *seenSecrets) add(b []byte) {
+// Dropped records dropped bytes of the current secret.
+func (s *seenSecrets) Dropped(b []byte) {
 	if s.open && len(s.cur) < seenSecretBytes {
 		s.cur = append(s.cur, b[:min(len(b), seenSecretBytes-len(s.cur))]...)
 	}
 }
+
+// End does nothing: a secret's bytes are kept until the next one starts.
+func (s *seenSecrets) End(int64) {}
 
 func (s *seenSecrets) flush() {
 	if len(s.cur) >= SeenFragment {
@@ -52,7 +56,7 @@ func (s *seenSecrets) all() [][]byte {
 
 // Seen returns the secrets this Writer replaced (at most 64, each cut to
 // 512 bytes), for MaskSeen. Call it after Close.
-func (w *Writer) Seen() [][]byte { return w.s.seen.all() }
+func (w *Writer) Seen() [][]byte { return w.seen.all() }
 
 // MaskSeen masks in s every run of SeenFragment or more bytes that also
 // occurs inside one of the secrets, as "[REDACTED:seen]". It is for text

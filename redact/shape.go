@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/capwrap/capwrap/redact/internal/match"
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // shapeDet is the generic detector of the token-shape rows (shapes.go): after
@@ -25,16 +28,16 @@ import (
 type shapeDet struct {
 	kind  int32
 	parts []shapePart
-	after bool     // the span starts after the keyword (a URL's secret part), not at it
-	left  *byteSet // no match when the byte before the keyword is in left (glued)
-	need  *byteSet // if set, the two bytes before the keyword must both be in need
-	win   int      // bytes after the keyword eval may look at
+	after bool          // the span starts after the keyword (a URL's secret part), not at it
+	left  *scan.ByteSet // no match when the byte before the keyword is in left (glued)
+	need  *scan.ByteSet // if set, the two bytes before the keyword must both be in need
+	win   int           // bytes after the keyword eval may look at
 }
 
 // shapePart is a literal (lit != "") or a run of set of min to max bytes.
 type shapePart struct {
 	lit      string
-	set      *byteSet
+	set      *scan.ByteSet
 	min, max int
 	open     bool // last run only: a run over max is masked and dropped while it lasts
 }
@@ -81,7 +84,7 @@ func parseShape(spec string) ([]shapePart, error) {
 			}
 			lens := spec[i+1 : i+rb]
 			i += rb
-			p := shapePart{set: newSet(set)}
+			p := shapePart{set: scan.NewSet(set)}
 			lo, hi, ranged := strings.Cut(lens, ",")
 			var err error
 			if p.min, err = strconv.Atoi(lo); err != nil || p.min < 1 {
@@ -124,7 +127,7 @@ func parseShape(spec string) ([]shapePart, error) {
 }
 
 // newShapeDet builds the detector of a shape (see parseShape).
-func newShapeDet(kind int32, spec string, afterKw bool, left, need *byteSet) *shapeDet {
+func newShapeDet(kind int32, spec string, afterKw bool, left, need *scan.ByteSet) *shapeDet {
 	parts, err := parseShape(spec)
 	if err != nil {
 		panic(err)
@@ -140,11 +143,11 @@ func newShapeDet(kind int32, spec string, afterKw bool, left, need *byteSet) *sh
 	return d
 }
 
-func (d *shapeDet) window(kw int) int { return kw + d.win }
+func (d *shapeDet) Window(kw int) int { return kw + d.win }
 
-func (d *shapeDet) back() int { return glueBack }
+func (d *shapeDet) Back() int { return glueBack }
 
-func (d *shapeDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool, int) {
+func (d *shapeDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if d.left != nil && glued(pre, d.left) {
 		return false, 0
 	}
@@ -163,7 +166,7 @@ func (d *shapeDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 				return false, 0
 			}
 			if n < len(p.lit) {
-				return wait(final, from)
+				return scan.Wait(final, from)
 			}
 			i += n
 			continue
@@ -175,17 +178,17 @@ func (d *shapeDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 			}
 			if i-j < p.min {
 				if i == len(w) {
-					return wait(final, from)
+					return scan.Wait(final, from)
 				}
 				return false, 0
 			}
 			continue
 		}
-		i = skip(w, i, p.set, p.max+1)
+		i = scan.Skip(w, i, p.set, p.max+1)
 		n := i - j
 		if n > p.max {
 			if p.open {
-				sink.add(from, i, d.kind, extender{mode: extSet, set: p.set, max: extendMax})
+				sink.Add(from, i, d.kind, match.Extender{Mode: match.ExtSet, Set: p.set, Max: extendMax})
 			}
 			return false, 0
 		}
@@ -196,6 +199,6 @@ func (d *shapeDet) eval(w, pre []byte, kw int, final bool, sink spanSink) (bool,
 			return false, 0
 		}
 	}
-	sink.add(from, i, d.kind, extender{})
+	sink.Add(from, i, d.kind, match.Extender{})
 	return false, 0
 }

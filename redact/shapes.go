@@ -1,6 +1,11 @@
 package redact
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/capwrap/capwrap/redact/internal/match"
+	"github.com/capwrap/capwrap/redact/internal/scan"
+)
 
 // The token-shape rows of the built-in catalogue (SPEC §6 source 2): one row
 // per documented credential format, taken from the provider's own
@@ -23,12 +28,13 @@ import "slices"
 //     keys NRJS-… (they are in every monitored page) and LaunchDarkly's
 //     mobile and client-side ids.
 //   - A keyword is the longest fixed part of the format, so the vector
-//     prefilter (teddy.go) sees few false starts: Braintree's keyword is
-//     "$production$" (the span starts there; "access_token" before it is
-//     no secret), Terraform's ".atlasv1." (the 14-character token id
-//     before it stays visible: a span never starts before its keyword, as
-//     released bytes are final), Azure's a digit and "Q~" (the three
-//     characters before them stay visible, the other 31 to 34 are masked).
+//     prefilter (internal/match/teddy.go) sees few false starts:
+//     Braintree's keyword is "$production$" (the span starts there;
+//     "access_token" before it is no secret), Terraform's ".atlasv1." (the
+//     14-character token id before it stays visible: a span never starts
+//     before its keyword, as released bytes are final), Azure's a digit and
+//     "Q~" (the three characters before them stay visible, the other 31 to
+//     34 are masked).
 //   - No checksum is verified. GitHub (ghp_…) and npm (npm_…) put a CRC32 of
 //     the random part in the last six base62 characters, but their prefixes
 //     are distinctive enough to mask without it, and a check that disagreed
@@ -310,11 +316,11 @@ var shapeRows = []shapeRow{
 // entry turns a row into a catalogue entry.
 func (r shapeRow) entry() catalogueEntry {
 	return catalogueEntry{kind: r.kind, keywords: r.keywords, exact: true,
-		det: func(k func(string) int32) detector {
-			var left, need *byteSet
+		det: func(k func(string) int32) match.Detector {
+			var left, need *scan.ByteSet
 			switch {
 			case r.need != "":
-				need = newSet(r.need)
+				need = scan.NewSet(r.need)
 			case !r.afterKw:
 				left = setAlnum
 			}

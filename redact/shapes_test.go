@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // shapeFake is one row's test value: in is what is written (lead, the
@@ -19,7 +21,7 @@ type shapeFake struct {
 }
 
 // setBytes lists the members of s in byte order.
-func setBytes(s *byteSet) []byte {
+func setBytes(s *scan.ByteSet) []byte {
 	var out []byte
 	for c := 0; c < 256; c++ {
 		if s[c] {
@@ -31,7 +33,7 @@ func setBytes(s *byteSet) []byte {
 
 // outside returns a byte that is not in s and is no separator a token could
 // end at in a harmless way: it breaks the run where it stands.
-func outside(s *byteSet) byte {
+func outside(s *scan.ByteSet) byte {
 	for _, c := range []byte("gZ#!") {
 		if !s[c] {
 			return c
@@ -43,7 +45,7 @@ func outside(s *byteSet) byte {
 // genRun returns n bytes of set, chosen by r. The first byte is never one
 // that would make the run look like the start of another part (the tests
 // want exactly the documented shape, nothing more).
-func genRun(r *rand.Rand, s *byteSet, n int) string {
+func genRun(r *rand.Rand, s *scan.ByteSet, n int) string {
 	m := setBytes(s)
 	b := make([]byte, n)
 	for i := range b {

@@ -1,12 +1,9 @@
 package redact
 
-import (
-	"errors"
-	"sync/atomic"
-)
+import "github.com/capwrap/capwrap/redact/internal/match"
 
 // ErrClosed is returned by Write after Close.
-var ErrClosed = errors.New("redact: write after close")
+var ErrClosed = match.ErrClosed
 
 // Writer is a streaming redactor (SPEC §6): it writes to its destination the
 // bytes written to it, each secret replaced by "[REDACTED:<kind>]" and every
@@ -28,9 +25,8 @@ var ErrClosed = errors.New("redact: write after close")
 // A Writer is not safe for concurrent Writes; Replaced may be called from any
 // goroutine.
 type Writer struct {
-	s        stream
-	closed   bool
-	replaced atomic.Int64
+	w    *match.Writer
+	seen seenSecrets // the Observer of w's runs
 }
 
 // Write redacts b and writes whatever is now decided to the destination. It
@@ -39,29 +35,14 @@ type Writer struct {
 // sticky (every later Write and Close return it). After Close it returns
 // ErrClosed. The destination sees at most one Write per 64 KiB of input plus
 // one per marker.
-func (w *Writer) Write(b []byte) (int, error) {
-	if w.closed {
-		return 0, ErrClosed
-	}
-	if w.s.err != nil {
-		return 0, w.s.err
-	}
-	n, err := w.s.write(b)
-	w.replaced.Store(w.s.replaced)
-	return n, err
-}
+func (w *Writer) Write(b []byte) (int, error) { return w.w.Write(b) }
 
 // Close decides and writes out everything still held back (the end of the
 // stream settles every open window). It does not close the destination. It
 // returns the destination's error, if any; a second Close returns the same.
-func (w *Writer) Close() error {
-	w.closed = true
-	err := w.s.close()
-	w.replaced.Store(w.s.replaced)
-	return err
-}
+func (w *Writer) Close() error { return w.w.Close() }
 
 // Replaced returns how many markers have been written so far (the receipt's
 // redaction.replaced, SPEC §7): overlapping and adjacent secrets merged into
 // one marker count once.
-func (w *Writer) Replaced() int64 { return w.replaced.Load() }
+func (w *Writer) Replaced() int64 { return w.w.Replaced() }

@@ -1,9 +1,11 @@
-package redact
+package match
 
 import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
 // automaton is an Aho–Corasick machine over ASCII-case-folded bytes: it finds
@@ -50,17 +52,10 @@ type automaton struct {
 	quadAll      bool
 }
 
-// fold maps ASCII upper case to lower case and leaves every other byte alone.
-func fold(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// caseVariants returns the bytes that fold to fold(c), or c alone if exact.
+// caseVariants returns the bytes whose lower case (scan.Lower) is c's, or c
+// alone if exact.
 func caseVariants(c byte, exact bool) []byte {
-	f := fold(c)
+	f := scan.Lower(c)
 	if exact || f < 'a' || f > 'z' {
 		return []byte{c}
 	}
@@ -73,11 +68,23 @@ func caseVariants(c byte, exact bool) []byte {
 // Keywords must not be empty. The keyword index reported by outputs is the
 // index in kws.
 func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
-	a := &automaton{}
+	a := &automaton{kws: kws, exact: exact}
+	a.classes(kws)
+	a.link(a.trie(kws, after))
+	a.filters(kws, exact)
+	if haveTeddy {
+		a.ted = buildTeddy(kws, exact)
+	}
+	return a
+}
+
+// classes numbers the bytes of kws, ASCII case folded, from 1 (0: a byte in
+// no keyword).
+func (a *automaton) classes(kws [][]byte) {
 	var seen [256]bool
 	for _, k := range kws {
 		for _, c := range k {
-			seen[fold(c)] = true
+			seen[scan.Lower(c)] = true
 		}
 		if len(k) > a.maxLen {
 			a.maxLen = len(k)
@@ -94,46 +101,67 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 		a.class[c] = a.class[c+'a'-'A']
 	}
 	a.nclass = n
+}
 
-	// The trie, in delta with -1 for a missing edge; it has at most one
-	// state per keyword byte, plus the root.
+// trie is the keyword trie the automaton starts from: delta with -1 for a
+// missing edge, and per state its depth, the keywords that end there and
+// those that hold it back (see automaton.holdKw).
+type trie struct {
+	delta        []int32
+	depth        []int32
+	outs, holdKw [][]int32
+}
+
+// trie builds the trie of kws over a's classes. It has at most one state
+// per keyword byte, plus the root.
+func (a *automaton) trie(kws [][]byte, after []bool) *trie {
+	n := a.nclass
 	most := 1
 	for _, k := range kws {
 		most += len(k)
 	}
-	delta := make([]int32, n, most*n)
-	for i := range delta {
-		delta[i] = -1
+	t := &trie{
+		delta:  make([]int32, n, most*n),
+		depth:  make([]int32, 1, most),
+		outs:   make([][]int32, 1, most),
+		holdKw: make([][]int32, 1, most),
 	}
-	depth := make([]int32, 1, most)
-	outs := make([][]int32, 1, most)
-	holdKw := make([][]int32, 1, most)
+	for i := range t.delta {
+		t.delta[i] = -1
+	}
 	for ki, k := range kws {
 		s := int32(0)
 		hk := after == nil || !after[ki]
 		for _, c := range k {
-			cl := int(a.class[fold(c)])
-			nx := delta[int(s)*n+cl]
+			cl := int(a.class[scan.Lower(c)])
+			nx := t.delta[int(s)*n+cl]
 			if nx < 0 {
-				nx = int32(len(depth))
+				nx = int32(len(t.depth))
 				for i := 0; i < n; i++ {
-					delta = append(delta, -1)
+					t.delta = append(t.delta, -1)
 				}
-				depth = append(depth, depth[s]+1)
-				outs = append(outs, nil)
-				holdKw = append(holdKw, nil)
-				delta[int(s)*n+cl] = nx
+				t.depth = append(t.depth, t.depth[s]+1)
+				t.outs = append(t.outs, nil)
+				t.holdKw = append(t.holdKw, nil)
+				t.delta[int(s)*n+cl] = nx
 			}
 			s = nx
 			if hk {
-				holdKw[s] = append(holdKw[s], int32(ki))
+				t.holdKw[s] = append(t.holdKw[s], int32(ki))
 			}
 		}
-		outs[s] = append(outs[s], int32(ki))
+		t.outs[s] = append(t.outs[s], int32(ki))
 	}
+	return t
+}
 
-	// Breadth-first failure links, completing delta into a DFA as we go.
-	ns := len(depth)
+// link makes a the machine of trie tr: breadth-first failure links,
+// completing tr's delta into a DFA as it goes, and the keywords each state
+// ends (its own and those of its failure links).
+func (a *automaton) link(tr *trie) {
+	n := a.nclass
+	delta, outs := tr.delta, tr.outs
+	ns := len(tr.depth)
 	fail := make([]int32, ns)
 	queue := make([]int32, 0, ns)
 	for cl := 0; cl < n; cl++ {
@@ -159,8 +187,8 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 		}
 	}
 	a.delta = delta
-	a.depth = depth
-	a.holdKw, a.fail, a.kws, a.exact = holdKw, fail, kws, exact
+	a.depth = tr.depth
+	a.holdKw, a.fail = tr.holdKw, fail
 	a.hasOut = make([]bool, ns)
 	a.outOff = make([]int32, ns+1)
 	for s := 0; s < ns; s++ {
@@ -169,7 +197,11 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 		a.hasOut[s] = len(outs[s]) > 0
 	}
 	a.outOff[ns] = int32(len(a.outs))
+}
 
+// filters fills the tables of the scalar filter (see mark) and of the
+// check of the vector prefilter's survivors (see quadOK).
+func (a *automaton) filters(kws [][]byte, exact []bool) {
 	for ki, k := range kws {
 		a.mark(k, exact[ki])
 		switch {
@@ -182,10 +214,6 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 			a.quadAll = true
 		}
 	}
-	if haveTeddy {
-		a.ted = buildTeddy(kws, exact)
-	}
-	return a
 }
 
 // holdBack returns how many bytes at the end of b, the input up to the

@@ -1,4 +1,4 @@
-package redact
+package match
 
 import (
 	"math/bits"
@@ -172,6 +172,17 @@ func (l *teddyLater) get(n int) *teddyTables {
 	return nil
 }
 
+// wait starts building the tables and returns them once they are built
+// (nil when l is nil).
+func (l *teddyLater) wait() *teddyTables {
+	if l == nil {
+		return nil
+	}
+	l.start()
+	<-l.done
+	return l.tables.Load()
+}
+
 // teddyBlock is the portable statement of what teddyMasks computes for the
 // block of 32 positions at b[off:]: bit i is set when position off+i
 // survives the filter. It needs off+32+teddyLen-1 <= len(b). The tests hold
@@ -246,12 +257,23 @@ func (b teddyBucket) cost() float64 {
 // sdk-, secret, shpat_ ...) would put them all in one bucket that accepts
 // nearly every second and third byte.
 func teddyBuckets(fps []uint64, n int) []teddyBucket {
+	bs := teddyGroups(fps)
+	if len(bs) <= n {
+		return bs
+	}
+	return mergeBuckets(bs, n)
+}
+
+// teddyGroups puts the fingerprints fps (packed, distinct) with the same
+// first two bytes in one bucket each; a one-byte fingerprint is a bucket of
+// its own.
+func teddyGroups(fps []uint64) []teddyBucket {
 	var bs []teddyBucket
 	group := map[uint64]int{} // first two bytes → index in bs
 	for _, fp := range fps {
 		key := fp & 0xffff
 		if fp>>32 < 2 {
-			key = fp // a one-byte fingerprint is a group of its own
+			key = fp
 		}
 		g, ok := group[key]
 		if !ok {
@@ -261,9 +283,13 @@ func teddyBuckets(fps []uint64, n int) []teddyBucket {
 		}
 		bs[g].add(fp)
 	}
-	if len(bs) <= n {
-		return bs
-	}
+	return bs
+}
+
+// mergeBuckets merges the two buckets of bs whose union costs least over
+// their separate costs until n are left, and returns those (bs is
+// overwritten).
+func mergeBuckets(bs []teddyBucket, n int) []teddyBucket {
 	cost := make([]float64, len(bs))
 	for i := range bs {
 		cost[i] = bs[i].cost()

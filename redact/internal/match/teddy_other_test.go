@@ -1,6 +1,6 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
-package redact
+package match
 
 import "testing"
 

@@ -1,8 +1,10 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // The layout of teddyTables (teddy.go): lo[j] at 32*j and hi[j] at
 // 128+32*j for fingerprint bytes j = 0..3, each 16-byte table written twice;
-// the nibble mask at 256; next at 288.
+// the nibble mask at 256; next at 288 (teddy_amd64.go asserts each offset).
 
 // func teddyMasks256(t *teddyTables, b []byte, masks []uint32) (n int)
 //

@@ -1,4 +1,6 @@
-package redact
+//go:build !purego
+
+package match
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package redact
+package match
 
 import (
 	"bytes"
@@ -9,11 +9,12 @@ import (
 	"sync/atomic"
 )
 
-// Repeats (SPEC §6: "a value identified once is a secret everywhere"): the
-// value of every secret a detector found (a key's value, a token shape, a
-// URL's password, a --redact-pattern match) is remembered, and every later
-// occurrence of it is masked too, without its key, in the same stream and in
-// the other streams that share the Memory.
+// Repeats: the value of a span a detector decided (closed, so its bytes are
+// final) is remembered when the caller's remember function says so (redact:
+// a secret's value, SPEC §6 "a value identified once is a secret
+// everywhere"), and every later occurrence of it is a span too, without its
+// keyword, in the same stream and in the other streams that share the
+// Memory.
 //
 // Within a stream the result does not depend on how the input is split: a
 // value learned from a span that ends at stream offset e masks the
@@ -24,24 +25,20 @@ import (
 // has not yet released when it sees them (that depends on timing between
 // the streams, which nothing can fix).
 //
-// Bounds: at most MemoryValues values of MinRepeat to MaxRepeat bytes each
-// (so at most 64 KiB of values), first come first kept; only values that
-// look random or hold a symbol are remembered (see learnable).
+// Bounds: at most MemoryValues values, each of MinValue bytes or more,
+// first come first kept; how long a value may be is remember's to bound.
 
 const (
-	// MinRepeat is the shortest value, in bytes, that is remembered: a
-	// short password ("1234") would mask too much ordinary text.
-	MinRepeat = 8
-	// MaxRepeat is the longest value, in bytes, that is remembered; longer
-	// secrets (private keys) are found again by their own shape.
-	MaxRepeat = 256
+	// MinValue is the shortest value, in bytes, that is remembered: the
+	// scanner keys values by their first 8 bytes (see head).
+	MinValue = 8
 	// MemoryValues bounds how many values a Memory, and each stream, keeps.
 	MemoryValues = 256
 )
 
-// Memory holds the secret values the Writers of one run found, so that each
-// masks what the others found (stdout and stderr). It is safe for
-// concurrent use. The zero value is not usable; call NewMemory.
+// Memory holds the values the Writers sharing it remembered, so that each
+// masks what the others found (stdout and stderr of one command). It is
+// safe for concurrent use. The zero value is not usable; call NewMemory.
 type Memory struct {
 	mu      sync.Mutex
 	vals    []memValue
@@ -54,9 +51,11 @@ type memValue struct {
 	by   *stream
 }
 
-// NewMemory returns an empty Memory to share between the Writers of one
-// run (Policy.NewSharedWriter).
+// NewMemory returns an empty Memory to share between Writers (NewWriter).
 func NewMemory() *Memory { return &Memory{} }
+
+// Len returns how many values m holds, at most MemoryValues.
+func (m *Memory) Len() int { return int(m.version.Load()) }
 
 // publish adds v unless it is there or the memory is full.
 func (m *Memory) publish(v []byte, kind int32, by *stream) {
@@ -84,7 +83,7 @@ func (m *Memory) since(n int) []memValue {
 	return slices.Clone(m.vals[n:])
 }
 
-// learnItem is a secret's value waiting for the frontier to pass its end.
+// learnItem is a decided span's value waiting for the frontier to pass its end.
 type learnItem struct {
 	s, e int64
 	kind int32
@@ -114,26 +113,14 @@ type repeats struct {
 	masks   []uint32
 }
 
-// learnable reports whether a span's value is worth remembering: MinRepeat
-// to MaxRepeat bytes that look random or hold a symbol (see shape.random,
-// symbol). A password masked by its key may be a word ("parameter",
-// "password1" in a test): masked everywhere, it would hide ordinary text.
-func learnable(v []byte) bool {
-	if len(v) < MinRepeat || len(v) > MaxRepeat {
-		return false
-	}
-	s := shapeOf(v)
-	return !s.allDigits() && (s.random() || symbol(v))
-}
-
 // learn records the value of a span a detector decided (closed, so its
-// bytes are final).
+// bytes are final), if remember wants it.
 func (s *stream) learn(sp span) {
-	if sp.e-sp.s < MinRepeat || sp.e-sp.s > MaxRepeat || sp.s < s.base {
+	if s.remember == nil || sp.e-sp.s < MinValue || sp.s < s.base {
 		return
 	}
 	v := s.buf[sp.s-s.base : sp.e-s.base]
-	if !learnable(v) {
+	if !s.remember(v) {
 		return
 	}
 	s.rep.pend = append(s.rep.pend, learnItem{s: sp.s, e: sp.e, kind: sp.kind, v: bytes.Clone(v)})
@@ -274,7 +261,7 @@ func (s *stream) scanRepeats() {
 			return
 		}
 		p = q
-	} else if haveTeddy {
+	} else if s.m.vector {
 		if r.dirty || r.ted == nil {
 			kws := make([][]byte, len(r.vals))
 			exact := make([]bool, len(r.vals))
@@ -326,7 +313,7 @@ const fewHeads = 4
 var headScan = true
 
 // head is the first 8 bytes of remembered values (every value has at least
-// MinRepeat of them), with the one of them that ordinary text holds least
+// MinValue of them), with the one of them that ordinary text holds least
 // often (by textFreq) and its offset, which scanHeads looks for.
 type head struct {
 	h    uint64

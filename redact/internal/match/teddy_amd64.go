@@ -1,4 +1,6 @@
-package redact
+//go:build !purego
+
+package match
 
 import (
 	"unsafe"
@@ -39,6 +41,15 @@ func teddyMasks256(t *teddyTables, b []byte, masks []uint32) (n int)
 //go:noescape
 func teddyMasks512(t *teddyTables, b []byte, masks []uint32) (n int)
 
-// teddy_amd64.s finds a set's next set at offset 288.
-var _ [unsafe.Offsetof(teddyTables{}.next) - 288]struct{}
-var _ [288 - unsafe.Offsetof(teddyTables{}.next)]struct{}
+// teddy_amd64.s reads teddyTables at fixed offsets, for fingerprints of
+// four bytes: lo[j] at 32*j, hi[j] at 128+32*j, the nibble mask at 256 and
+// the next set at 288. Each line below fails to compile (an index out of
+// range, or a constant overflow) when the struct and the assembly disagree.
+var (
+	_ = [1]struct{}{}[teddyLen-4]
+	_ = [1]struct{}{}[unsafe.Sizeof(teddyTables{}.lo[0])-32]
+	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.lo)-0]
+	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.hi)-128]
+	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.nibble)-256]
+	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.next)-288]
+)

@@ -1,67 +1,23 @@
-package redact
+package match
 
 import (
 	"bytes"
 	"math/rand"
 	"testing"
+
+	"github.com/capwrap/capwrap/redact/internal/scan"
+	"github.com/capwrap/capwrap/redact/internal/testlog"
 )
-
-// scalarOnly returns a copy of p whose automaton has no vector prefilter, so
-// the tests run the scalar path on machines that have the vector one.
-func scalarOnly(p *Policy) *Policy {
-	m := *p.m
-	ac := *m.ac
-	ac.ted = nil
-	m.ac = &ac
-	q := *p
-	q.m = &m
-	return &q
-}
-
-// teddyPolicies are the keyword sets the vector tests use: the catalogue
-// alone (three-byte fingerprints) and the fuzz policy (two-byte values, and
-// the one-byte line start of its patterns).
-func teddyPolicies(t testing.TB) map[string]*Policy {
-	cat, err := NewPolicy(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := map[string]*Policy{"catalogue": cat, "fuzz": fuzzPolicy()}
-	for _, p := range ps {
-		vectorReady(p)
-	}
-	return ps
-}
-
-// wait starts building the tables and returns them once they are built
-// (nil when l is nil).
-func (l *teddyLater) wait() *teddyTables {
-	if l == nil {
-		return nil
-	}
-	l.start()
-	<-l.done
-	return l.tables.Load()
-}
-
-// vectorReady waits until p's vector tables are built (they are built in
-// the background, see teddyLater), so that what follows runs the vector
-// path from its first byte.
-func vectorReady(p *Policy) {
-	if haveTeddy && p.m.ac.ted.wait() == nil {
-		panic("no vector tables built")
-	}
-}
 
 func TestTeddyMasksMatchPortable(t *testing.T) {
 	if !haveTeddy {
 		t.Skip("no vector prefilter on this CPU")
 	}
 	r := rand.New(rand.NewSource(1))
-	log := benchLog(1<<16, 50)
-	for name, p := range teddyPolicies(t) {
+	log := testlog.Make(1<<16, 50)
+	for name, m := range teddyMatchers() {
 		t.Run(name, func(t *testing.T) {
-			tt := p.m.ac.ted.wait()
+			tt := m.ac.ted.wait()
 			if tt == nil {
 				t.Fatal("no tables built")
 			}
@@ -77,28 +33,29 @@ func TestTeddyMasksMatchPortable(t *testing.T) {
 	}
 }
 
-// TestTeddySuperset: every position where a keyword of the policy starts,
-// in any case variant it matches, survives the vector filter.
+// TestTeddySuperset: every position where a keyword of the set starts, in
+// any case variant it matches, survives the vector filter.
 func TestTeddySuperset(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
-	for name, p := range teddyPolicies(t) {
+	for _, name := range []string{"catalogue", "fuzz"} {
 		t.Run(name, func(t *testing.T) {
-			tt := newTeddy(keywordTexts(p.m))
-			for _, k := range p.m.kws {
+			set := loadKeywords(name)
+			tt := newTeddy(set.texts, set.exact)
+			for ki, k := range set.texts {
 				for rep := 0; rep < 8; rep++ {
-					b := make([]byte, 64+len(k.text))
+					b := make([]byte, 64+len(k))
 					for i := range b {
 						b[i] = byte(r.Intn(256))
 					}
 					at := r.Intn(32)
-					for j, c := range k.text {
-						if vs := caseVariants(c, k.exact); len(vs) > 1 {
+					for j, c := range k {
+						if vs := caseVariants(c, set.exact[ki]); len(vs) > 1 {
 							c = vs[r.Intn(len(vs))]
 						}
 						b[at+j] = c
 					}
 					if teddyBlock(tt, b, 0)&(1<<at) == 0 {
-						t.Fatalf("keyword %q at %d of %q filtered out", k.text, at, b)
+						t.Fatalf("keyword %q at %d of %q filtered out", k, at, b)
 					}
 				}
 			}
@@ -106,25 +63,15 @@ func TestTeddySuperset(t *testing.T) {
 	}
 }
 
-// keywordTexts returns the arguments newAutomaton got for m.
-func keywordTexts(m *matcher) ([][]byte, []bool) {
-	var kws [][]byte
-	var exact []bool
-	for _, k := range m.kws {
-		kws = append(kws, k.text)
-		exact = append(exact, k.exact)
-	}
-	return kws, exact
-}
-
 // TestTeddyFilters: on a log, the vector filter discards most positions
-// (it is a filter, not a pass-through) and the redacted output is the same
-// with and without it.
+// (it is a filter, not a pass-through), and the matcher finds the same
+// keyword occurrences and writes the same output with and without it.
 func TestTeddyFilters(t *testing.T) {
-	log := benchLog(1<<20, 100)
-	for name, p := range teddyPolicies(t) {
+	log := testlog.Make(1<<20, 100)
+	for name, m := range teddyMatchers() {
 		t.Run(name, func(t *testing.T) {
-			tt := newTeddy(keywordTexts(p.m))
+			set := loadKeywords(name)
+			tt := newTeddy(set.texts, set.exact)
 			survivors := 0
 			for off := 0; off+32+teddyLen-1 <= len(log); off += 32 {
 				m := teddyBlock(tt, log, off)
@@ -135,58 +82,66 @@ func TestTeddyFilters(t *testing.T) {
 			if survivors > len(log)/10 {
 				t.Errorf("%d of %d positions survive the filter", survivors, len(log))
 			}
-			got := redactChunks(t, p, log, []int{4096, 65536, 7})
-			want := redactChunks(t, scalarOnly(p), log, []int{65536})
-			if !bytes.Equal(got, want) {
-				t.Fatal("vector and scalar paths differ")
-			}
+			sameOccurrences(t, m, log, []int{4096, 65536, 7})
 		})
 	}
 }
 
 // FuzzTeddy: for any bytes, the vector masks equal the portable ones, and
-// the redacted output equals the scalar path's.
+// the vector path finds the same keyword occurrences as the scalar path
+// and writes the same output.
 func FuzzTeddy(f *testing.F) {
 	f.Add([]byte("tests/test_auth.py::test_token PASSED MTAxNjE password=x eyJhbGci hf_x ://"))
-	f.Add(benchLog(2048, 5))
+	f.Add(testlog.Make(2048, 5))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := fuzzPolicy()
-		vectorReady(p)
+		m := teddyMatchers()["fuzz"]
 		if haveTeddy {
-			checkTeddyMasks(t, p.m.ac.ted.wait(), data, len(data)/32+1)
+			checkTeddyMasks(t, m.ac.ted.wait(), data, len(data)/32+1)
 		}
-		got := redactChunks(t, p, data, []int{1 + len(data)/3})
-		want := redactChunks(t, scalarOnly(p), data, nil)
-		if !bytes.Equal(got, want) {
-			t.Fatalf("vector path %q, scalar path %q", got, want)
-		}
+		sameOccurrences(t, m, data, []int{1 + len(data)/3})
 	})
 }
 
-// TestTeddyBuiltInBackground: a policy is usable before its vector tables
+// TestTeddyBuiltInBackground: a matcher is usable before its vector tables
 // are ready (the scalar filter runs meanwhile) and gives the same output as
 // once they are; the tables are not built for a short output, and are once
 // teddyStartAfter bytes have been scanned.
 func TestTeddyBuiltInBackground(t *testing.T) {
-	log := benchLog(1<<16, 50)
-	early, err := NewPolicy(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := redactChunks(t, early, log, []int{4096})
-	if haveTeddy && early.m.ac.ted.started.Load() {
+	log := testlog.Make(1<<16, 50)
+	early := literal(loadKeywords("catalogue"))
+	got := writeChunks(t, early, log, []int{4096})
+	if haveTeddy && early.ac.ted.started.Load() {
 		t.Fatalf("vector tables started after %d bytes, want after %d", len(log), teddyStartAfter)
 	}
-	more := benchLog(teddyStartAfter, 50)
-	redactChunks(t, early, more, []int{4096})
-	if haveTeddy && !early.m.ac.ted.started.Load() {
+	more := testlog.Make(teddyStartAfter, 50)
+	writeChunks(t, early, more, []int{4096})
+	if haveTeddy && !early.ac.ted.started.Load() {
 		t.Fatalf("vector tables not started after %d bytes", len(log)+len(more))
 	}
 	vectorReady(early)
-	want := redactChunks(t, early, log, []int{4096})
+	want := writeChunks(t, early, log, []int{4096})
 	if !bytes.Equal(got, want) {
 		t.Fatal("the output before the vector tables were ready differs from the output after")
 	}
+}
+
+// tokenDet is a detector for the repeat tests: the alphanumerics after
+// "token=" are a span.
+type tokenDet struct{}
+
+var setAlnum = scan.NewSet("A-Za-z0-9")
+
+func (tokenDet) Window(kw int) int { return kw + 64 }
+
+func (tokenDet) Eval(w, pre []byte, kw int, final bool, sink SpanSink) (bool, int) {
+	i := scan.Skip(w, kw, setAlnum, 64)
+	if i == len(w) && !final {
+		return true, kw
+	}
+	if i > kw {
+		sink.Add(kw, i, 0, Extender{})
+	}
+	return false, 0
 }
 
 // TestRepeatScanPathsAgree: the three ways of finding remembered values
@@ -196,11 +151,9 @@ func TestTeddyBuiltInBackground(t *testing.T) {
 func TestRepeatScanPathsAgree(t *testing.T) {
 	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	r := rand.New(rand.NewSource(7))
-	p, err := NewPolicy(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vectorReady(p)
+	m := New([]Keyword{{Text: []byte("token="), Exact: true, Det: tokenDet{}}}, [][]byte{[]byte("[token]")}, nil)
+	vectorReady(m)
+	remember := func(v []byte) bool { return len(v) <= 256 }
 	for n := 1; n <= 12; n++ {
 		vals := make([]string, n)
 		var in bytes.Buffer
@@ -227,10 +180,23 @@ func TestRepeatScanPathsAgree(t *testing.T) {
 		}
 		sizes := []int{1 + r.Intn(7), 4096, 1 + r.Intn(100)}
 		run := func(heads, vector bool) []byte {
-			savedH, savedV := headScan, haveTeddy
-			headScan, haveTeddy = heads, vector && savedV
-			defer func() { headScan, haveTeddy = savedH, savedV }()
-			return redactChunks(t, p, in.Bytes(), sizes)
+			saved := headScan
+			headScan = heads
+			defer func() { headScan = saved }()
+			mv := m
+			if !vector {
+				mv = m.WithoutVector()
+			}
+			var out bytes.Buffer
+			w := NewWriter(mv, &out, remember, nil, nil)
+			in := in.Bytes()
+			for i, k := 0, 0; i < len(in); k++ {
+				c := min(len(in)-i, sizes[k%len(sizes)])
+				w.Write(in[i : i+c])
+				i += c
+			}
+			w.Close()
+			return out.Bytes()
 		}
 		want := run(false, false)
 		for _, v := range vals {
@@ -255,10 +221,9 @@ func TestSkipFromList(t *testing.T) {
 	if !haveTeddy {
 		t.Skip("no vector prefilter on this CPU")
 	}
-	p := teddyPolicies(t)["catalogue"]
-	ac := p.m.ac
+	ac := teddyMatchers()["catalogue"].ac
 	tt := ac.ted.wait()
-	b := benchLog(1<<14, 7)
+	b := testlog.Make(1<<14, 7)
 	var pf, none prefilter
 	pf.fill(ac, b, 0)
 	if pf.to == 0 || len(pf.pos) == 0 {

@@ -1,0 +1,74 @@
+package match
+
+import (
+	"errors"
+	"io"
+	"sync/atomic"
+)
+
+// ErrClosed is returned by Write after Close.
+var ErrClosed = errors.New("redact: write after close")
+
+// Writer runs one byte stream through a Matcher: it writes to its
+// destination the bytes written to it, each merged run of spans replaced by
+// its marker and every other byte unchanged.
+//
+// Its output is the same however the input is split into writes. It holds
+// back at most the Matcher's Holdback() bytes of text that may still turn
+// out to be part of a span, and releases them once decided; bytes it has
+// written are never rewritten. Its memory is about 64 KiB plus twice the
+// holdback, plus 8 KiB of prefilter verdicts (one bit per byte of a 64 KiB
+// chunk), whatever the size of a Write. The destination sees at most one
+// Write per 64 KiB of input plus one per marker.
+//
+// A Writer is not safe for concurrent Writes; Replaced may be called from
+// any goroutine.
+type Writer struct {
+	s        stream
+	closed   bool
+	replaced atomic.Int64
+}
+
+// NewWriter returns a Writer of m's matches to dst. The caller must Close
+// it at end of stream to release what it holds; Close does not close dst.
+//
+// remember says whether the value of a span a detector decided (of
+// MinValue bytes or more) masks its later occurrences: in this stream and,
+// when mem is not nil, in every other Writer sharing mem. obs, if not nil,
+// is told of every run replaced by a marker. Either may be nil.
+func NewWriter(m *Matcher, dst io.Writer, remember func(v []byte) bool, mem *Memory, obs Observer) *Writer {
+	w := &Writer{}
+	w.s.init(m, dst, remember, mem, obs)
+	return w
+}
+
+// Write runs b through the matcher and writes whatever is now decided to
+// the destination. It returns len(b) unless the destination fails, in
+// which case it returns the number of bytes of b consumed and the
+// destination's error; that error is sticky (every later Write and Close
+// return it). After Close it returns ErrClosed.
+func (w *Writer) Write(b []byte) (int, error) {
+	if w.closed {
+		return 0, ErrClosed
+	}
+	if w.s.err != nil {
+		return 0, w.s.err
+	}
+	n, err := w.s.write(b)
+	w.replaced.Store(w.s.replaced)
+	return n, err
+}
+
+// Close decides and writes out everything still held back (the end of the
+// stream settles every open window). It does not close the destination. It
+// returns the destination's error, if any; a second Close returns the same.
+func (w *Writer) Close() error {
+	w.closed = true
+	err := w.s.close()
+	w.replaced.Store(w.s.replaced)
+	return err
+}
+
+// Replaced returns how many markers have been written so far: overlapping
+// and adjacent spans merged into one marker count once.
+func (w *Writer) Replaced() int64 { return w.replaced.Load() }
