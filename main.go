@@ -12,21 +12,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
 	"github.com/capwrap/capwrap/internal/job"
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/sigcatch"
-	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
@@ -58,155 +53,6 @@ func exit(status int, sig syscall.Signal) int {
 		wrap.Reraise(sig)
 	}
 	return status
-}
-
-// options are capwrap's flags for a capture, after the CAPWRAP_* variables
-// have filled in what the command line left unset.
-type options struct {
-	dir          string
-	keep         string
-	timeout      time.Duration
-	killAfter    time.Duration
-	drainTimeout time.Duration
-	stallTimeout time.Duration
-	tee, preview bool
-	quiet        bool
-	// shell is -c STRING: a command line for the shell.
-	shell      string
-	background bool
-	// backgroundAfter is --background-after (0: never).
-	backgroundAfter time.Duration
-	receiptFile     string
-	stdoutChars     int
-	stderrChars     int
-	previewBytes    size
-	maxCapture      size
-	dirQuota        size
-	queueBytes      size
-	strict          bool
-	noRedact        bool
-	redactEnv       []string
-	redactAllowEnv  []string
-	redactFile      []string
-	redactPat       []string
-	noLabel         bool
-	pty             string
-	color           string
-	help            bool
-	version         bool
-
-	// fromEnv names the flags whose value came from a CAPWRAP_* variable,
-	// so that errors name what the user actually set.
-	fromEnv map[string]bool
-	// flags is the flag set that filled o: a verb takes some of them
-	// after its name too (verbGlobals).
-	flags *pflag.FlagSet
-}
-
-// source names where a flag's value came from: "--keep" or "CAPWRAP_KEEP".
-func (o *options) source(flag string) string {
-	if o.fromEnv[flag] {
-		return envName(flag)
-	}
-	return "--" + flag
-}
-
-// newFlagSet declares capwrap's global flags. Every flag but --help and
-// --version has a CAPWRAP_* variable of the same name (SPEC §4 Limits).
-func newFlagSet(o *options) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("capwrap", pflag.ContinueOnError)
-	fs.SetInterspersed(false) // capwrap make -j4 passes -j4 to make (SPEC §1)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SortFlags = false
-
-	fs.StringVar(&o.dir, "dir", "", "tool-outputs directory (default ./tool-outputs)")
-	fs.StringVar(&o.keep, "keep", "auto", "keep the capture: auto|always|never")
-	fs.BoolVar(&o.tee, "tee", false, "stream the output live, then a summary on stderr")
-	fs.BoolVar(&o.preview, "preview", false, "print a bounded preview and the receipt after the command ends")
-	fs.BoolVar(&o.quiet, "quiet", false, "print only the receipt line")
-	fs.StringVar(&o.receiptFile, "receipt-file", "", "also write the receipt as JSON to this path")
-	fs.BoolVar(&o.background, "background", false, "run the command as a background job: print its launch receipt and exit 0")
-	fs.Var(durationVar(&o.backgroundAfter, 0), "background-after", "hand the command back as a background job (exit 75) if it still runs after this long")
-	fs.Var(durationVar(&o.timeout, 0), "timeout", "send SIGTERM to the command's process group after this long (0: never)")
-	fs.Var(durationVar(&o.killAfter, 5*time.Second), "kill-after", "then SIGKILL after this long")
-	fs.Var(durationVar(&o.drainTimeout, time.Second), "drain-timeout", "wait this long for end of output after the command exits")
-	fs.IntVar(&o.stdoutChars, "stdout-chars", 8000, "preview budget for stdout, in characters, at most 1000000")
-	fs.IntVar(&o.stderrChars, "stderr-chars", 2000, "preview budget for stderr, in characters, at most 1000000")
-	o.previewBytes = 16 << 10
-	fs.Var(&o.previewBytes, "preview-bytes", "ceiling on the whole preview, in bytes, at most 16M")
-	o.maxCapture = 32 << 20
-	fs.Var(&o.maxCapture, "max-capture-bytes", "bytes kept per capture, both streams together (0: no limit)")
-	o.dirQuota = 128 << 20
-	fs.Var(&o.dirQuota, "dir-quota", "bytes kept by all captures in the tool-outputs directory (0: no limit)")
-	o.queueBytes = 8 << 20
-	fs.Var(&o.queueBytes, "queue-bytes", "write queue between the pipe reader and the file writer, 1 byte to 1G")
-	fs.Var(durationVar(&o.stallTimeout, 10*time.Second), "stall-timeout", "stop persisting when the file writer makes no progress this long")
-	fs.BoolVar(&o.strict, "strict", false, "exit 125 when capwrap itself failed (e.g. disk full)")
-	fs.BoolVar(&o.noRedact, "no-redact", false, "write output unsanitized (no credential masking)")
-	fs.StringArrayVar(&o.redactEnv, "redact-env", nil, "also mask the value of this environment variable (repeatable)")
-	fs.StringArrayVar(&o.redactAllowEnv, "redact-allow-env", nil, "do not mask this variable, whose name looks secret but whose value is not (repeatable)")
-	fs.StringArrayVar(&o.redactFile, "redact-file", nil, "also mask the values in this file, one per line (repeatable; 16K in all)")
-	fs.StringArrayVar(&o.redactPat, "redact-pattern", nil, "also mask matches of this regular expression (repeatable)")
-	fs.BoolVar(&o.noLabel, "no-label", false, "leave the command out of the receipt")
-	fs.StringVar(&o.pty, "pty", "auto", "give the command terminals for stdout and stderr: auto|always|never")
-	fs.StringVar(&o.color, "color", "auto", "colour the summary: auto|always|never")
-	fs.StringVarP(&o.shell, "command", "c", "", "run this string with a POSIX shell ($SHELL if sh, bash, zsh, dash or ksh, else /bin/sh)")
-	fs.BoolVarP(&o.help, "help", "h", false, "show help")
-	fs.BoolVar(&o.version, "version", false, "print the version")
-	return fs
-}
-
-// noVariable names the flags without a CAPWRAP_* variable: --help,
-// --version, and -c (a command line taken from the environment would run
-// in every capwrap that inherits it).
-func noVariable(flag string) bool {
-	return flag == "help" || flag == "version" || flag == "command"
-}
-
-// envName is the CAPWRAP_* variable of a flag: --dir-quota is
-// CAPWRAP_DIR_QUOTA (SPEC §4).
-func envName(flag string) string {
-	return "CAPWRAP_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
-}
-
-// applyEnv sets every flag the command line left unset from its CAPWRAP_*
-// variable, when that is set and not empty; a flag beats its variable. A
-// boolean variable also takes yes/no and on/off. It returns the names of
-// the flags it set.
-func applyEnv(fs *pflag.FlagSet, getenv func(string) string) (map[string]bool, error) {
-	var err error
-	set := map[string]bool{}
-	fs.VisitAll(func(f *pflag.Flag) {
-		if err != nil || f.Changed || noVariable(f.Name) {
-			return
-		}
-		v := getenv(envName(f.Name))
-		if v == "" {
-			return
-		}
-		if f.Value.Type() == "bool" {
-			switch strings.ToLower(v) {
-			case "yes", "on":
-				v = "true"
-			case "no", "off":
-				v = "false"
-			}
-		}
-		if serr := fs.Set(f.Name, v); serr != nil {
-			var bad *pflag.InvalidValueError
-			if errors.As(serr, &bad) {
-				serr = errors.Unwrap(bad) // the variable's name, not the flag's
-			}
-			if f.Value.Type() == "bool" {
-				serr = errors.New("want true or false (or yes/no, on/off, 1/0)")
-			}
-			err = fmt.Errorf("invalid %s %q: %v", envName(f.Name), v, serr)
-			return
-		}
-		set[f.Name] = true
-	})
-	return set, err
 }
 
 // run is capwrap without os.Exit: it returns the exit status and the
@@ -299,21 +145,6 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	return out.ExitStatus(), out.Reraise()
 }
 
-// flagError turns pflag's messages into capwrap's one-line form; a bad
-// value reads as its variable's error does (applyEnv): invalid --timeout
-// "soon": not a duration...
-func flagError(err error) string {
-	msg := err.Error()
-	var bad *pflag.InvalidValueError
-	switch {
-	case errors.Is(err, pflag.ErrHelp):
-		return "unknown flag: -h"
-	case errors.As(err, &bad) && bad.GetFlag() != nil:
-		msg = fmt.Sprintf("invalid --%s %q: %v", bad.GetFlag().Name, bad.GetValue(), errors.Unwrap(bad))
-	}
-	return strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0])
-}
-
 // config validates the values that pflag cannot and returns the run of
 // argv they describe (standard streams and diagnostics left to the caller).
 func (o *options) config(argv []string) (runner.Config, error) {
@@ -390,50 +221,6 @@ func (o *options) config(argv []string) (runner.Config, error) {
 	}
 	return cfg, o.checkBounds(append(previewBounds, "queue-bytes")...)
 }
-
-// previewBounds are the bounded flags of a preview, which the job verbs
-// print too.
-var previewBounds = []string{"stdout-chars", "stderr-chars", "preview-bytes"}
-
-// checkBounds checks the named size and count flags that cost memory
-// against their bounds.
-func (o *options) checkBounds(names ...string) error {
-	for _, v := range []struct {
-		name     string
-		n        int64
-		min, max int64
-		chars    bool // a count of characters, else a size in bytes
-	}{
-		{"stdout-chars", int64(o.stdoutChars), 0, maxPreviewChars, true},
-		{"stderr-chars", int64(o.stderrChars), 0, maxPreviewChars, true},
-		{"preview-bytes", int64(o.previewBytes), 0, maxPreviewBytes, false},
-		{"queue-bytes", int64(o.queueBytes), 1, maxQueueBytes, false},
-	} {
-		if !slices.Contains(names, v.name) || v.n >= v.min && v.n <= v.max {
-			continue
-		}
-		if v.chars {
-			return fmt.Errorf("invalid %s %d: want %d to %s characters", o.source(v.name), v.n, v.min, text.Commas(v.max))
-		}
-		return fmt.Errorf("invalid %s %s: want %s to %s bytes", o.source(v.name), humanSize(v.n), humanSize(v.min), humanSize(v.max))
-	}
-	return nil
-}
-
-// Bounds of the size and count flags that cost memory (issue 13). The
-// other sizes (--max-capture-bytes, --dir-quota) are bounded by what a
-// size can say, 4096T (size.go).
-const (
-	// maxPreviewChars bounds --stdout-chars and --stderr-chars: a preview
-	// keeper holds about 5 bytes per character of budget, and stderr's
-	// keeper both budgets (SPEC §5), so at most about 10 MB.
-	maxPreviewChars = 1_000_000
-	// maxPreviewBytes bounds --preview-bytes: two full budgets of 4-byte
-	// characters, with room for markers, fit in it.
-	maxPreviewBytes = 16 << 20
-	// maxQueueBytes bounds --queue-bytes, memory that a slow disk fills.
-	maxQueueBytes = 1 << 30
-)
 
 func isVerb(w string) bool {
 	for _, v := range verbs {
