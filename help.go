@@ -49,6 +49,22 @@ Every flag but -c has a variable: --dir-quota 1G is CAPWRAP_DIR_QUOTA=1G; a
 flag beats its variable. Manual: man capwrap.
 `
 
+// runHelp is `capwrap help [TOPIC]`: --help, or the detail of one topic
+// (printHelp). -h and --help are the help verb's own.
+func runHelp(e *env, args []string) error {
+	topic := ""
+	if len(args) > 0 {
+		topic = args[0]
+	}
+	if topic == "-h" || topic == "--help" {
+		topic = "help"
+	}
+	if !printHelp(e.stdout, topic) {
+		return usageError{fmt.Sprintf("no help on %q", topic), "capwrap help flags lists the flags; verbs are list, show, read, prune, wait, stop"}
+	}
+	return nil
+}
+
 // mostUsed are the flags --help shows; "capwrap help flags" shows all.
 var mostUsed = []string{"command", "dir", "keep", "timeout", "background", "background-after", "tee", "preview", "quiet", "pty", "color", "no-redact", "redact-env", "max-capture-bytes"}
 

@@ -5,7 +5,8 @@
 // bounded preview and a one-line receipt (or, on a terminal, behaves like
 // tee). The contract is SPEC.md. This package holds CLI policy only: it
 // parses the command line and hands a run over to internal/runner, or a
-// verb to verbs.go (reading captures back); it re-raises a child's signal
+// verb to its cmd_*.go file (reading captures back, background jobs); it
+// re-raises a child's signal
 // after the run has returned.
 package main
 
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/spf13/pflag"
 
 	"github.com/capwrap/capwrap/internal/job"
 	"github.com/capwrap/capwrap/internal/runner"
@@ -33,9 +36,47 @@ var version = ""
 // select a secondary verb instead of starting a command (SPEC §1).
 var verbs = []string{"list", "show", "read", "prune", "wait", "stop", "help"}
 
-// exitUsage is capwrap's status when it could not start: bad flags, an
-// unusable tool-outputs directory (SPEC §3).
-const exitUsage = 125
+// commands are the verbs but help, each with its flags (SPEC §8, §10).
+var commands = map[string]func() command{
+	"list": newListCommand, "show": newShowCommand, "read": newReadCommand,
+	"prune": newPruneCommand, "wait": newWaitCommand, "stop": newStopCommand,
+}
+
+// command is a verb with its options bound (as restic's newXCommand): a
+// new one for each run, addFlags declares its flags on a verb's flag set
+// and, once they are parsed, run runs it with its arguments.
+type command struct {
+	// nargs is the number of arguments it takes: exactly nargs, or at
+	// least -nargs when negative.
+	nargs    int
+	usage    string
+	addFlags func(fs *pflag.FlagSet)
+	run      func(e *env, args []string) error
+}
+
+// runVerb runs the secondary verb name with the arguments after it (SPEC
+// §8, §10): with -h or --help it prints the verb's help instead.
+func runVerb(e *env, name string, args []string) error {
+	if name == "help" {
+		return runHelp(e, args)
+	}
+	newCommand, ok := commands[name]
+	if !ok {
+		return usageError{msg: "unknown verb " + name}
+	}
+	c := newCommand()
+	fs := verbFlags(name)
+	c.addFlags(fs)
+	help, err := parseVerb(c, fs, args, e.global)
+	switch {
+	case err != nil:
+		return err
+	case help:
+		printHelp(e.stdout, name)
+		return nil
+	}
+	return c.run(e, fs.Args())
+}
 
 func main() {
 	// Signals to forward are caught from process start (package sigcatch's
@@ -76,12 +117,12 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 	if err := fs.Parse(args); err != nil {
 		d.Errorf("%s", flagError(err))
 		d.Hintf("capwrap --help lists the flags; put -- before the command")
-		return exitUsage, 0
+		return exitRefused, 0
 	}
 	fromEnv, err := applyEnv(fs, os.Getenv)
 	if err != nil {
 		d.Errorf("%v", err)
-		return exitUsage, 0
+		return exitRefused, 0
 	}
 	o.fromEnv, o.flags = fromEnv, fs
 	rest := fs.Args()
@@ -99,20 +140,18 @@ func run(args []string, stdin, stdout, stderr *os.File) (int, syscall.Signal) {
 		// A verb forwards nothing: Ctrl-C ends it (read --follow, wait)
 		// as it ends any program.
 		sigcatch.Release()
-		if rest[0] == "wait" { // exits as the job's command did, its signal re-raised
-			return verbWait(rest[1:], &o, stdout, d)
-		}
-		return runVerb(rest[0], rest[1:], &o, stdout, stderr), 0
+		e := &env{stdout: stdout, stderr: stderr, getenv: os.Getenv, d: d, global: &o}
+		return exitStatus(runVerb(e, rest[0], rest[1:]), d)
 	}
 	if len(rest) == 0 {
 		d.Errorf("no command given")
 		d.Hintf("usage: capwrap [flags] -- COMMAND [ARG...]")
-		return exitUsage, 0
+		return exitRefused, 0
 	}
 	cfg, err := o.config(rest)
 	if err != nil {
 		d.Errorf("%v", err)
-		return exitUsage, 0
+		return exitRefused, 0
 	}
 	cfg.Stdin, cfg.Stdout, cfg.Stderr, cfg.Diag = stdin, stdout, stderr, d
 	switch {

@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 
@@ -43,123 +42,149 @@ const (
 	maxGrepContext   = 10000 // -A, -B, -C: lines (8 bytes of memory each for -B)
 )
 
-func verbRead(args []string, o *options, stdout io.Writer, d diag) int {
-	q, idArg, st, done := readQuery(args, o, stdout, d)
-	if done {
-		return st
+// readOptions are the flags of `capwrap read`: those of the query as they
+// are (q), and the ones query checks and converts.
+type readOptions struct {
+	q                  readback.Query
+	offset, limit      size
+	lines, grep, until string
+	context            int
+	// flags is the flag set that filled the options: which flags were
+	// given.
+	flags *pflag.FlagSet
+}
+
+func (o *readOptions) addFlags(fs *pflag.FlagSet) {
+	o.flags = fs
+	o.limit = readDefaultLimit
+	fs.StringVarP(&o.q.Stream, "stream", "s", "stdout", "the stream to read: stdout or stderr")
+	fs.Var(&o.offset, "offset", "start at this byte offset (bytes, or 64K, 1M...)")
+	fs.Var(&o.limit, "limit", "print at most this many bytes")
+	fs.StringVarP(&o.lines, "lines", "n", "", "lines A:B, 1-based, inclusive; negative counts from the end (-50: is the last 50)")
+	fs.StringVarP(&o.grep, "grep", "e", "", "print the lines matching this regular expression, with line numbers")
+	fs.IntVar(&o.q.Max, "max", 0, "with --grep: stop after this many matching lines (0: no limit but --limit)")
+	fs.IntVarP(&o.context, "context", "C", 0, "with --grep: print this many lines before and after each match")
+	fs.IntVarP(&o.q.Context.After, "after-context", "A", 0, "with --grep: print this many lines after each match")
+	fs.IntVarP(&o.q.Context.Before, "before-context", "B", 0, "with --grep: print this many lines before each match")
+	fs.BoolVarP(&o.q.Follow, "follow", "f", false, "wait for new bytes of a running capture until it ends")
+	fs.Var(durationVar(&o.q.FollowTimeout, 0), "timeout", "with --follow: stop waiting after this long (0: when the capture ends)")
+	fs.StringVar(&o.until, "until", "", "with --follow: stop after the first line matching this regular expression")
+	fs.BoolVar(&o.q.Interleaved, "interleaved", false, "stdout and stderr merged in their order of arrival at capwrap")
+}
+
+func newReadCommand() command {
+	var o readOptions
+	return command{nargs: 1, usage: readUsage, addFlags: o.addFlags,
+		run: func(e *env, args []string) error { return runRead(e, o, args) }}
+}
+
+// runRead is `capwrap read ID [flags]` (SPEC §8): the query's bytes on
+// stdout, hints and the status line on stderr. A --follow --until that saw
+// no match exits 1, as grep does.
+func runRead(e *env, o readOptions, args []string) error {
+	q, err := o.query()
+	if err != nil {
+		return usageError{"read: " + err.Error(), fmt.Sprintf("usage: %s (capwrap help read)", readUsage)}
 	}
-	dir, e, st := openCapture(o, idArg, d)
-	if dir == nil {
-		return st
+	dir, c, err := openCapture(e, args[0])
+	if err != nil {
+		return err
 	}
 	defer dir.Close()
-	q.Warnf = d.Warnf
-	status, err := readback.Read(stdout, dir, e, q)
+	q.Warnf = e.d.Warnf
+	status, err := readback.Read(e.stdout, dir, c, q)
 	if errors.Is(err, store.ErrNoArrival) {
-		err = fmt.Errorf("capture %s has no arrival index (made by an older capwrap?); read each stream with --stream", e.ID)
+		err = fmt.Errorf("capture %s has no arrival index (made by an older capwrap?); read each stream with --stream", c.ID)
 	}
 	if err != nil {
-		d.Errorf("read %s: %v", e.ID, store.UnwrapPath(err))
-		return verbFailed
+		return failure{msg: fmt.Sprintf("read %s: %v", c.ID, store.UnwrapPath(err))}
 	}
-	readHints(e.ID, q, status, d)
+	readHints(c.ID, q, status, e.d)
 	line, _ := json.Marshal(status)
-	fmt.Fprintf(d.w, "%s%s\n", readStatusPrefix, line)
+	fmt.Fprintf(e.stderr, "%s%s\n", readStatusPrefix, line)
 	if q.Until != nil && !status.Matched {
-		return verbFailed // as grep does when nothing matched
+		return exitWith(exitFailure, 0) // nothing to say: as grep when nothing matched
 	}
-	return 0
+	return nil
 }
 
-// readQuery parses and checks the flags of `capwrap read` into a query and
-// the ID argument; done says the verb is over with status, as parseVerb's.
-func readQuery(args []string, o *options, stdout io.Writer, d diag) (q readback.Query, idArg string, status int, done bool) {
-	fs := verbFlags("read")
-	var offset, limit size = 0, readDefaultLimit
-	var lines, grep, until string
-	fs.StringVarP(&q.Stream, "stream", "s", "stdout", "the stream to read: stdout or stderr")
-	fs.Var(&offset, "offset", "start at this byte offset (bytes, or 64K, 1M...)")
-	fs.Var(&limit, "limit", "print at most this many bytes")
-	fs.StringVarP(&lines, "lines", "n", "", "lines A:B, 1-based, inclusive; negative counts from the end (-50: is the last 50)")
-	fs.StringVarP(&grep, "grep", "e", "", "print the lines matching this regular expression, with line numbers")
-	fs.IntVar(&q.Max, "max", 0, "with --grep: stop after this many matching lines (0: no limit but --limit)")
-	var context int
-	fs.IntVarP(&context, "context", "C", 0, "with --grep: print this many lines before and after each match")
-	fs.IntVarP(&q.Context.After, "after-context", "A", 0, "with --grep: print this many lines after each match")
-	fs.IntVarP(&q.Context.Before, "before-context", "B", 0, "with --grep: print this many lines before each match")
-	fs.BoolVarP(&q.Follow, "follow", "f", false, "wait for new bytes of a running capture until it ends")
-	fs.Var(durationVar(&q.FollowTimeout, 0), "timeout", "with --follow: stop waiting after this long (0: when the capture ends)")
-	fs.StringVar(&until, "until", "", "with --follow: stop after the first line matching this regular expression")
-	fs.BoolVar(&q.Interleaved, "interleaved", false, "stdout and stderr merged in their order of arrival at capwrap")
-	if st, done := parseVerb(fs, args, 1, readUsage, o, stdout, d); done {
-		return q, "", st, true
+// query is the read the options ask for, checked; the error is the usage
+// error to say.
+func (o *readOptions) query() (readback.Query, error) {
+	q := o.q
+	q.Offset, q.Limit = int64(o.offset), int64(o.limit)
+	if !o.flags.Changed("after-context") {
+		q.Context.After = o.context
 	}
-	q.Offset, q.Limit = int64(offset), int64(limit)
-	if !fs.Changed("after-context") {
-		q.Context.After = context
+	if !o.flags.Changed("before-context") {
+		q.Context.Before = o.context
 	}
-	if !fs.Changed("before-context") {
-		q.Context.Before = context
+	if err := o.checkNumbers(q); err != nil {
+		return q, err
 	}
-	if err := completeReadQuery(&q, fs, lines, grep, until); err != nil {
-		d.Errorf("read: %v", err)
-		d.Hintf("usage: %s (capwrap help read)", readUsage)
-		return q, "", verbUsage, true
+	if err := o.compile(&q); err != nil {
+		return q, err
 	}
-	return q, fs.Arg(0), 0, false
+	return q, o.checkModes(q)
 }
 
-// completeReadQuery checks the flags parsed into q and adds --lines and
-// --grep to it; the error is the usage error to print.
-func completeReadQuery(q *readback.Query, fs *pflag.FlagSet, lines, grep, until string) error {
-	if q.Stream != store.Stdout && q.Stream != store.Stderr {
+// checkNumbers checks the stream and the numbers of q, and that the grep
+// flags come with --grep.
+func (o *readOptions) checkNumbers(q readback.Query) error {
+	switch {
+	case q.Stream != store.Stdout && q.Stream != store.Stderr:
 		return fmt.Errorf("invalid --stream %q: want stdout or stderr", q.Stream)
-	}
-	if q.Limit <= 0 {
+	case q.Limit <= 0:
 		return fmt.Errorf("invalid --limit %d: must be at least 1 byte", q.Limit)
-	}
-	if q.Max < 0 {
+	case q.Max < 0:
 		return fmt.Errorf("invalid --max %d: must not be negative", q.Max)
-	}
-	if fs.Changed("max") && grep == "" {
+	case o.flags.Changed("max") && o.grep == "":
 		return errors.New("--max needs --grep")
 	}
 	for _, c := range []string{"context", "after-context", "before-context"} {
-		n, _ := fs.GetInt(c)
+		n, _ := o.flags.GetInt(c)
 		switch {
-		case !fs.Changed(c):
-		case grep == "":
+		case !o.flags.Changed(c):
+		case o.grep == "":
 			return fmt.Errorf("--%s needs --grep", c)
 		case n < 0 || n > maxGrepContext:
 			return fmt.Errorf("invalid --%s %d: want 0 to %s lines", c, n, text.Commas(maxGrepContext))
 		}
 	}
-	if lines != "" {
-		lr, err := readback.ParseLineRange(lines)
+	return nil
+}
+
+// compile adds --lines, --grep and --until to q.
+func (o *readOptions) compile(q *readback.Query) error {
+	if o.lines != "" {
+		lr, err := readback.ParseLineRange(o.lines)
 		if err != nil {
 			return err
 		}
 		q.Lines = &lr
-		if fs.Changed("offset") {
+		if o.flags.Changed("offset") {
 			return errors.New("--offset and --lines exclude each other")
 		}
 	}
-	if grep != "" {
-		re, err := regexp.Compile(grep)
-		if err != nil {
-			return fmt.Errorf("invalid --grep: %v", err)
+	for _, re := range []struct {
+		flag, expr string
+		dst        **regexp.Regexp
+	}{{"grep", o.grep, &q.Grep}, {"until", o.until, &q.Until}} {
+		if re.expr == "" {
+			continue
 		}
-		q.Grep = re
-	}
-	if until != "" {
-		re, err := regexp.Compile(until)
-		if err != nil {
-			return fmt.Errorf("invalid --until: %v", err)
+		var err error
+		if *re.dst, err = regexp.Compile(re.expr); err != nil {
+			return fmt.Errorf("invalid --%s: %v", re.flag, err)
 		}
-		q.Until = re
 	}
+	return nil
+}
+
+// checkModes checks that the modes of q go together.
+func (o *readOptions) checkModes(q readback.Query) error {
 	switch {
-	case (q.Until != nil || fs.Changed("timeout")) && !q.Follow:
+	case (q.Until != nil || o.flags.Changed("timeout")) && !q.Follow:
 		return errors.New("--timeout and --until need --follow")
 	case q.FollowTimeout < 0:
 		return fmt.Errorf("invalid --timeout %v: must not be negative", q.FollowTimeout)
@@ -169,7 +194,7 @@ func completeReadQuery(q *readback.Query, fs *pflag.FlagSet, lines, grep, until 
 		return errors.New("--follow and --interleaved exclude each other")
 	case q.Follow && q.Lines != nil && q.Lines.B != 0:
 		return errors.New("--follow reads to the end: give --lines A: without an end")
-	case q.Interleaved && (fs.Changed("stream") || q.Lines != nil || q.Grep != nil):
+	case q.Interleaved && (o.flags.Changed("stream") || q.Lines != nil || q.Grep != nil):
 		return errors.New("--interleaved reads both streams by --offset and --limit; it takes no --stream, --lines or --grep")
 	}
 	return nil
