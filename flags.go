@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -122,6 +123,22 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.shell, "command", "c", "", "run this string with a POSIX shell ($SHELL if sh, bash, zsh, dash or ksh, else /bin/sh)")
 	fs.BoolVarP(&o.help, "help", "h", false, "show help")
 	fs.BoolVar(&o.version, "version", false, "print the version")
+}
+
+// parse fills o from capwrap's command line, up to its command or verb,
+// then from the CAPWRAP_* variables for the flags it left unset; the
+// error is a refusal. o.flags is the flag set, after an error too.
+func (o *options) parse(args []string) error {
+	o.flags = newFlagSet(o)
+	if err := o.flags.Parse(args); err != nil {
+		return refusal{flagError(err), "capwrap --help lists the flags; put -- before the command"}
+	}
+	fromEnv, err := applyEnv(o.flags, os.Getenv)
+	if err != nil {
+		return refusal{msg: err.Error()}
+	}
+	o.fromEnv = fromEnv
+	return nil
 }
 
 // noVariable names the flags without a CAPWRAP_* variable: --help,
