@@ -31,7 +31,7 @@ func (o *listOptions) addFlags(fs *pflag.FlagSet) {
 
 func newListCommand() command {
 	var o listOptions
-	return command{nargs: 0, usage: "capwrap list [--json] [--running] [--limit N]", addFlags: o.addFlags,
+	return command{nargs: 0, addFlags: o.addFlags,
 		run: func(e *env, args []string) error { return runList(e, o, args) }}
 }
 

@@ -13,8 +13,6 @@ import (
 	"github.com/capwrap/capwrap/store"
 )
 
-const pruneUsage = "capwrap prune --older-than DURATION | --id ID [--dry-run]"
-
 // pruneOptions are the flags of `capwrap prune`.
 type pruneOptions struct {
 	olderThan time.Duration
@@ -34,7 +32,7 @@ func (o *pruneOptions) addFlags(fs *pflag.FlagSet) {
 
 func newPruneCommand() command {
 	var o pruneOptions
-	return command{nargs: 0, usage: pruneUsage, addFlags: o.addFlags,
+	return command{nargs: 0, addFlags: o.addFlags,
 		run: func(e *env, args []string) error { return runPrune(e, o, args) }}
 }
 
@@ -46,7 +44,7 @@ func runPrune(e *env, o pruneOptions, _ []string) error {
 	byAge, byID := o.flags.Changed("older-than"), o.flags.Changed("id")
 	switch {
 	case byAge == byID:
-		return usageError{"prune: give exactly one of --older-than and --id", "usage: " + pruneUsage}
+		return usageError{"prune: give exactly one of --older-than and --id", "usage: " + synopsis("prune")}
 	case byAge && o.olderThan < 0:
 		return usageError{msg: fmt.Sprintf("prune: invalid --older-than %v: must not be negative", o.olderThan)}
 	}

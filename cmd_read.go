@@ -36,7 +36,6 @@ import (
 )
 
 const (
-	readUsage        = "capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N] [--lines A:B] [--grep REGEX [--max N] [-C N] [-A N] [-B N]] [--follow [--timeout D] [--until REGEX]] [--interleaved]"
 	readDefaultLimit = 64 << 10 // --limit default, bytes
 	readStatusPrefix = "capwrap-read "
 	maxGrepContext   = 10000 // -A, -B, -C: lines (8 bytes of memory each for -B)
@@ -74,7 +73,7 @@ func (o *readOptions) addFlags(fs *pflag.FlagSet) {
 
 func newReadCommand() command {
 	var o readOptions
-	return command{nargs: 1, usage: readUsage, addFlags: o.addFlags,
+	return command{nargs: 1, addFlags: o.addFlags,
 		run: func(e *env, args []string) error { return runRead(e, o, args) }}
 }
 
@@ -84,7 +83,7 @@ func newReadCommand() command {
 func runRead(e *env, o readOptions, args []string) error {
 	q, err := o.query()
 	if err != nil {
-		return usageError{"read: " + err.Error(), fmt.Sprintf("usage: %s (capwrap help read)", readUsage)}
+		return usageError{"read: " + err.Error(), fmt.Sprintf("usage: %s (capwrap help read)", synopsis("read"))}
 	}
 	dir, c, err := openCapture(e, args[0])
 	if err != nil {

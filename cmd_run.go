@@ -37,7 +37,7 @@ func runCommand(o *options, args []string, std stdio, sup *job.Supervisor) error
 		argv = append(shellArgv(o.shell, os.Getenv), argv...)
 	}
 	if len(argv) == 0 {
-		return refusal{"no command given", "usage: capwrap [flags] -- COMMAND [ARG...]"}
+		return refusal{"no command given", "usage: " + runUsage}
 	}
 	cfg, err := o.config(argv)
 	if err != nil {

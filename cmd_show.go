@@ -20,7 +20,7 @@ func (o *showOptions) addFlags(*pflag.FlagSet) {}
 
 func newShowCommand() command {
 	var o showOptions
-	return command{nargs: 1, usage: "capwrap show ID", addFlags: o.addFlags,
+	return command{nargs: 1, addFlags: o.addFlags,
 		run: func(e *env, args []string) error { return runShow(e, o, args) }}
 }
 

@@ -15,8 +15,6 @@ import (
 	"github.com/capwrap/capwrap/internal/job"
 )
 
-const stopUsage = "capwrap stop [--signal SIG] [--kill-after D] ID..."
-
 // stopOptions are the flags of `capwrap stop`.
 type stopOptions struct {
 	signal    string
@@ -30,7 +28,7 @@ func (o *stopOptions) addFlags(fs *pflag.FlagSet) {
 
 func newStopCommand() command {
 	var o stopOptions
-	return command{nargs: -1, usage: stopUsage, addFlags: o.addFlags,
+	return command{nargs: -1, addFlags: o.addFlags,
 		run: func(e *env, args []string) error { return runStop(e, o, args) }}
 }
 

@@ -17,8 +17,6 @@ import (
 	"github.com/capwrap/capwrap/store"
 )
 
-const waitUsage = "capwrap wait [--timeout D] ID..."
-
 // waitOptions are the flags of `capwrap wait`.
 type waitOptions struct {
 	timeout time.Duration
@@ -30,7 +28,7 @@ func (o *waitOptions) addFlags(fs *pflag.FlagSet) {
 
 func newWaitCommand() command {
 	var o waitOptions
-	return command{nargs: -1, usage: waitUsage, addFlags: o.addFlags,
+	return command{nargs: -1, addFlags: o.addFlags,
 		run: func(e *env, args []string) error { return runWait(e, o, args) }}
 }
 

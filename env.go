@@ -84,7 +84,7 @@ func parseVerb(c command, fs *pflag.FlagSet, args []string, o *options) (help bo
 	default:
 		return false, nil
 	}
-	return false, usageError{fs.Name() + ": " + msg, fmt.Sprintf("usage: %s (capwrap help %s)", c.usage, fs.Name())}
+	return false, usageError{fs.Name() + ": " + msg, fmt.Sprintf("usage: %s (capwrap help %s)", synopsis(fs.Name()), fs.Name())}
 }
 
 // openCaptures opens the tool-outputs directory chosen by --dir or

@@ -131,7 +131,6 @@ type command struct {
 	// nargs is the number of arguments it takes: exactly nargs, or at
 	// least -nargs when negative.
 	nargs    int
-	usage    string
 	addFlags func(fs *pflag.FlagSet)
 	run      func(e *env, args []string) error
 }
