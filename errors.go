@@ -13,10 +13,11 @@ package main
 //	                 capture
 //	refusal     125  capwrap would not run the command: bad flags or
 //	                 variables, no command (SPEC §3)
-//	outcome     its  a status decided, and said, below package main: a
-//	                 command's own (a run, wait; its signal re-raised), a
-//	                 launch's, a hand-back's (job.ExitHandedBack, 75, SPEC
-//	                 §10), a job verb's failure; nothing is printed
+//	outcome     N    a status with nothing left to say, mostly decided and
+//	                 said below package main: a command's own (a run, wait;
+//	                 its signal re-raised), a launch's, a hand-back's
+//	                 (job.ExitHandedBack, 75, SPEC §10), a job verb's
+//	                 failure; read --until that matched nothing (1, as grep)
 //
 // errors.Join of several says each and exits with the highest status.
 
