@@ -6,9 +6,6 @@ package main
 
 import (
 	"bytes"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +15,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/spf13/pflag"
 
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/redact"
@@ -45,119 +43,22 @@ func codeEnv() []string {
 
 var longFlag = regexp.MustCompile(`--([a-z][a-z-]*)`)
 
-// verbFlagsOf are a verb's flags as the code declares them: verbs.go makes
-// each verb's flag set inside the verb's function (fs := verbFlags("read");
-// fs.Bool("follow", ...)), so they are found in the source with go/ast. A
-// verb whose flag set is not in the code yet falls back to the synopsis of
-// "capwrap help VERB" (the lines before its first description line).
+// verbFlagsOf are a verb's own flags, as its command's addFlags declares
+// them on a flag set of its own (not -h/--help, which every verb has, nor
+// the global flags of verbGlobals). The help verb has none.
 func verbFlagsOf(t *testing.T, verb string) []string {
 	t.Helper()
-	if flags, ok := sourceVerbFlags(t)[verb]; ok {
-		return flags
+	newCommand, ok := commands[verb]
+	switch {
+	case verb == "help":
+		return nil
+	case !ok:
+		t.Fatalf("verb %s has no command", verb)
 	}
-	var b bytes.Buffer
-	if !printHelp(&b, verb) {
-		t.Fatalf("capwrap help %s: no help", verb)
-	}
-	var flags []string
-	for _, line := range strings.Split(b.String(), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "capwrap ") && !strings.HasPrefix(trimmed, "[") {
-			break
-		}
-		for _, m := range longFlag.FindAllStringSubmatch(line, -1) {
-			if !slices.Contains(flags, m[1]) {
-				flags = append(flags, m[1])
-			}
-		}
-	}
-	return flags
+	fs := pflag.NewFlagSet(verb, pflag.ContinueOnError)
+	newCommand().addFlags(fs)
+	return allFlags(fs)
 }
-
-var (
-	sourceFlagsOnce sync.Once
-	sourceFlags     map[string][]string
-	sourceFlagsErr  error
-)
-
-// sourceVerbFlags maps each verb whose flag set the package's source makes
-// with verbFlags("VERB") to the flags declared on that set.
-func sourceVerbFlags(t *testing.T) map[string][]string {
-	sourceFlagsOnce.Do(func() {
-		sourceFlags = map[string][]string{}
-		fset := token.NewFileSet()
-		files, err := filepath.Glob("*.go")
-		if err != nil {
-			sourceFlagsErr = err
-			return
-		}
-		for _, name := range files {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, name, nil, 0)
-			if err != nil {
-				sourceFlagsErr = err
-				return
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				fn, ok := n.(*ast.FuncDecl)
-				if !ok || fn.Body == nil {
-					return true
-				}
-				sets := map[string]string{} // variable -> verb
-				ast.Inspect(fn.Body, func(n ast.Node) bool {
-					switch n := n.(type) {
-					case *ast.AssignStmt:
-						if len(n.Lhs) != 1 || len(n.Rhs) != 1 {
-							return true
-						}
-						id, ok1 := n.Lhs[0].(*ast.Ident)
-						call, ok2 := n.Rhs[0].(*ast.CallExpr)
-						if !ok1 || !ok2 || len(call.Args) != 1 {
-							return true
-						}
-						if fun, ok := call.Fun.(*ast.Ident); ok && fun.Name == "verbFlags" {
-							if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-								verb, _ := strconv.Unquote(lit.Value)
-								sets[id.Name] = verb
-								if _, ok := sourceFlags[verb]; !ok {
-									sourceFlags[verb] = []string{}
-								}
-							}
-						}
-					case *ast.CallExpr:
-						sel, ok := n.Fun.(*ast.SelectorExpr)
-						if !ok {
-							return true
-						}
-						x, ok := sel.X.(*ast.Ident)
-						if !ok || sets[x.Name] == "" || !flagDecl.MatchString(sel.Sel.Name) {
-							return true
-						}
-						for _, arg := range n.Args {
-							if lit, ok := arg.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-								flag, _ := strconv.Unquote(lit.Value)
-								sourceFlags[sets[x.Name]] = append(sourceFlags[sets[x.Name]], flag)
-								break
-							}
-						}
-					}
-					return true
-				})
-				return false
-			})
-		}
-	})
-	if sourceFlagsErr != nil {
-		t.Fatal(sourceFlagsErr)
-	}
-	return sourceFlags
-}
-
-// flagDecl are the pflag.FlagSet methods that declare a flag; the first
-// string literal among their arguments is the flag's name.
-var flagDecl = regexp.MustCompile(`^(Bool|String|Int|Int64|Uint|Uint64|Float64|Duration|StringArray|StringSlice|IntSlice|Count|Var|Func)(Var)?P?$`)
 
 func readDoc(t *testing.T, path string) string {
 	t.Helper()

@@ -10,11 +10,15 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// runUsage is the usage of a run, the first line of --help's.
+const runUsage = "capwrap [flags] -- COMMAND [ARG...]"
+
+// shortHelp is --help, with %s for the most used flags.
 const shortHelp = `capwrap runs a command, keeps a sanitized copy of its output, and prints a
 bounded preview and a one-line receipt.
 
 usage:
-  capwrap [flags] -- COMMAND [ARG...]
+  ` + runUsage + `
   capwrap [flags] -c 'SHELL COMMAND LINE' [ARG0 [ARG...]]
   capwrap --background | --background-after DURATION [flags] -- COMMAND [ARG...]
   capwrap list [--json] [--running] [--limit N] | show ID | read ID [flags] | prune [flags]
@@ -48,6 +52,22 @@ All flags: capwrap help flags. Verbs: capwrap help list|show|read|prune|wait|sto
 Every flag but -c has a variable: --dir-quota 1G is CAPWRAP_DIR_QUOTA=1G; a
 flag beats its variable. Manual: man capwrap.
 `
+
+// runHelp is `capwrap help [TOPIC]`: --help, or the detail of one topic
+// (printHelp). -h and --help are the help verb's own.
+func runHelp(e *env, args []string) error {
+	topic := ""
+	if len(args) > 0 {
+		topic = args[0]
+	}
+	if topic == "-h" || topic == "--help" {
+		topic = "help"
+	}
+	if !printHelp(e.stdout, topic) {
+		return usageError{fmt.Sprintf("no help on %q", topic), "capwrap help flags lists the flags; verbs are list, show, read, prune, wait, stop"}
+	}
+	return nil
+}
 
 // mostUsed are the flags --help shows; "capwrap help flags" shows all.
 var mostUsed = []string{"command", "dir", "keep", "timeout", "background", "background-after", "tee", "preview", "quiet", "pty", "color", "no-redact", "redact-env", "max-capture-bytes"}
@@ -149,7 +169,7 @@ func printHelp(w io.Writer, topic string) bool {
 		fmt.Fprintf(w, shortHelp, flagUsages(fs, mostUsed, false))
 		return true
 	case "flags":
-		fmt.Fprintf(w, "capwrap [flags] -- COMMAND [ARG...]\n\nflags, each with its variable (a flag beats its variable):\n%s", flagUsages(fs, allFlags(fs), true))
+		fmt.Fprintf(w, "%s\n\nflags, each with its variable (a flag beats its variable):\n%s", runUsage, flagUsages(fs, allFlags(fs), true))
 		return true
 	case "env", "environment":
 		fmt.Fprint(w, "Every flag but --help, --version and -c has a variable; a flag beats its\nvariable, an empty variable counts as unset.\n\n")
@@ -313,7 +333,21 @@ every view, as [REDACTED:kind]. --no-redact turns it off; the receipt says so.
 `,
 }
 
-// verbHelp is "capwrap help VERB".
+// synopsis is a verb's usage on one line, for its usage errors: the
+// lines of its help before the description.
+func synopsis(verb string) string {
+	var words []string
+	for _, line := range strings.Split(verbHelp[verb], "\n") {
+		if !strings.HasPrefix(line, "capwrap ") && !strings.HasPrefix(strings.TrimSpace(line), "[") {
+			break
+		}
+		words = append(words, strings.Fields(line)...)
+	}
+	return strings.Join(words, " ")
+}
+
+// verbHelp is "capwrap help VERB": its synopsis (the verb's only usage
+// lines), then what it does.
 var verbHelp = map[string]string{
 	"list": `capwrap list [--json] [--running] [--limit N]
   The captures in the tool-outputs directory, newest first by start time

@@ -83,7 +83,7 @@ _capwrap() {
 
     if [[ -n $verb ]]; then
         # Every verb takes --help and --dir after its name; wait and stop
-        # the preview budgets too (verbGlobals in verbs.go).
+        # the preview budgets too (verbGlobals in env.go).
         local vflags="--help --dir" budgets="--stdout-chars --stderr-chars --preview-bytes"
         case $prev in
         --dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;

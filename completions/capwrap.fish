@@ -140,7 +140,7 @@ complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a '(__fi
 
 # The verbs' own flags and capture IDs. Every verb takes --help and --dir
 # after its name; wait and stop the preview budgets too (verbGlobals in
-# verbs.go).
+# env.go).
 for v in list show read prune wait stop
     complete -c capwrap -n "__capwrap_verb $v" -s h -l help -d 'show the verb'"'"'s help'
     complete -c capwrap -n "__capwrap_verb $v" -l dir -r -a '(__fish_complete_directories)' -d 'tool-outputs directory'

@@ -1,0 +1,233 @@
+//go:build unix
+
+package main
+
+// `capwrap read` (SPEC §8): the flags, their usage errors, the hints and
+// the status line; the reading itself is store's [store.Dir.Read]: bounded
+// reads of one stream of a capture by byte range, line range or regular
+// expression, --follow of a running capture, and --interleaved, both
+// streams in their order of arrival at capwrap. Whatever the mode, stdout
+// gets at most --limit bytes and stderr ends with one machine-readable
+// line:
+//
+//	capwrap-read {"stream":"stdout","next_offset":65536,"size":1288895,"final":true,"running":false,"truncated":true}
+//
+// next_offset is where to continue with --offset; size the stream's
+// committed bytes when it was read; final whether the capture is finished
+// (the stream will never change); running whether its writer still runs
+// (neither: abandoned); truncated whether the output stopped (at --limit
+// or --max) before the end of what was asked. next_line (line modes, when
+// known) and matches (--grep) are added when they apply. For
+// --interleaved, stream is "interleaved" and offsets count the bytes of
+// both streams in arrival order (labels not included).
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/capwrap/capwrap/internal/text"
+	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/store/readback"
+)
+
+const (
+	readDefaultLimit = 64 << 10 // --limit default, bytes
+	readStatusPrefix = "capwrap-read "
+	maxGrepContext   = 10000 // -A, -B, -C: lines (8 bytes of memory each for -B)
+)
+
+// readOptions are the flags of `capwrap read`: those of the query as they
+// are (q), and the ones query checks and converts.
+type readOptions struct {
+	q                  readback.Query
+	offset, limit      size
+	lines, grep, until string
+	context            int
+	// flags is the flag set that filled the options: which flags were
+	// given.
+	flags *pflag.FlagSet
+}
+
+func (o *readOptions) addFlags(fs *pflag.FlagSet) {
+	o.flags = fs
+	o.limit = readDefaultLimit
+	fs.StringVarP(&o.q.Stream, "stream", "s", "stdout", "the stream to read: stdout or stderr")
+	fs.Var(&o.offset, "offset", "start at this byte offset (bytes, or 64K, 1M...)")
+	fs.Var(&o.limit, "limit", "print at most this many bytes")
+	fs.StringVarP(&o.lines, "lines", "n", "", "lines A:B, 1-based, inclusive; negative counts from the end (-50: is the last 50)")
+	fs.StringVarP(&o.grep, "grep", "e", "", "print the lines matching this regular expression, with line numbers")
+	fs.IntVar(&o.q.Max, "max", 0, "with --grep: stop after this many matching lines (0: no limit but --limit)")
+	fs.IntVarP(&o.context, "context", "C", 0, "with --grep: print this many lines before and after each match")
+	fs.IntVarP(&o.q.Context.After, "after-context", "A", 0, "with --grep: print this many lines after each match")
+	fs.IntVarP(&o.q.Context.Before, "before-context", "B", 0, "with --grep: print this many lines before each match")
+	fs.BoolVarP(&o.q.Follow, "follow", "f", false, "wait for new bytes of a running capture until it ends")
+	fs.Var(durationVar(&o.q.FollowTimeout, 0), "timeout", "with --follow: stop waiting after this long (0: when the capture ends)")
+	fs.StringVar(&o.until, "until", "", "with --follow: stop after the first line matching this regular expression")
+	fs.BoolVar(&o.q.Interleaved, "interleaved", false, "stdout and stderr merged in their order of arrival at capwrap")
+}
+
+func newReadCommand() command {
+	var o readOptions
+	return command{nargs: 1, addFlags: o.addFlags,
+		run: func(e *env, args []string) error { return runRead(e, o, args) }}
+}
+
+// runRead is `capwrap read ID [flags]` (SPEC §8): the query's bytes on
+// stdout, hints and the status line on stderr. A --follow --until that saw
+// no match exits 1, as grep does.
+func runRead(e *env, o readOptions, args []string) error {
+	q, err := o.query()
+	if err != nil {
+		return usageError{"read: " + err.Error(), fmt.Sprintf("usage: %s (capwrap help read)", synopsis("read"))}
+	}
+	dir, c, err := openCapture(e, args[0])
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	q.Warnf = e.d.Warnf
+	status, err := readback.Read(e.stdout, dir, c, q)
+	if errors.Is(err, store.ErrNoArrival) {
+		err = fmt.Errorf("capture %s has no arrival index (made by an older capwrap?); read each stream with --stream", c.ID)
+	}
+	if err != nil {
+		return failure{msg: fmt.Sprintf("read %s: %v", c.ID, store.UnwrapPath(err))}
+	}
+	readHints(c.ID, q, status, e.d)
+	line, _ := json.Marshal(status)
+	fmt.Fprintf(e.stderr, "%s%s\n", readStatusPrefix, line)
+	if q.Until != nil && !status.Matched {
+		return exitWith(exitFailure, 0) // nothing to say: as grep when nothing matched
+	}
+	return nil
+}
+
+// query is the read the options ask for, checked; the error is the usage
+// error to say.
+func (o *readOptions) query() (readback.Query, error) {
+	q := o.q
+	q.Offset, q.Limit = int64(o.offset), int64(o.limit)
+	if !o.flags.Changed("after-context") {
+		q.Context.After = o.context
+	}
+	if !o.flags.Changed("before-context") {
+		q.Context.Before = o.context
+	}
+	if err := o.checkNumbers(q); err != nil {
+		return q, err
+	}
+	if err := o.compile(&q); err != nil {
+		return q, err
+	}
+	return q, o.checkModes(q)
+}
+
+// checkNumbers checks the stream and the numbers of q, and that the grep
+// flags come with --grep.
+func (o *readOptions) checkNumbers(q readback.Query) error {
+	switch {
+	case q.Stream != store.Stdout && q.Stream != store.Stderr:
+		return fmt.Errorf("invalid --stream %q: want stdout or stderr", q.Stream)
+	case q.Limit <= 0:
+		return fmt.Errorf("invalid --limit %d: must be at least 1 byte", q.Limit)
+	case q.Max < 0:
+		return fmt.Errorf("invalid --max %d: must not be negative", q.Max)
+	case o.flags.Changed("max") && o.grep == "":
+		return errors.New("--max needs --grep")
+	}
+	for _, c := range []string{"context", "after-context", "before-context"} {
+		n, _ := o.flags.GetInt(c)
+		switch {
+		case !o.flags.Changed(c):
+		case o.grep == "":
+			return fmt.Errorf("--%s needs --grep", c)
+		case n < 0 || n > maxGrepContext:
+			return fmt.Errorf("invalid --%s %d: want 0 to %s lines", c, n, text.Commas(maxGrepContext))
+		}
+	}
+	return nil
+}
+
+// compile adds --lines, --grep and --until to q.
+func (o *readOptions) compile(q *readback.Query) error {
+	if o.lines != "" {
+		lr, err := readback.ParseLineRange(o.lines)
+		if err != nil {
+			return err
+		}
+		q.Lines = &lr
+		if o.flags.Changed("offset") {
+			return errors.New("--offset and --lines exclude each other")
+		}
+	}
+	for _, re := range []struct {
+		flag, expr string
+		dst        **regexp.Regexp
+	}{{"grep", o.grep, &q.Grep}, {"until", o.until, &q.Until}} {
+		if re.expr == "" {
+			continue
+		}
+		var err error
+		if *re.dst, err = regexp.Compile(re.expr); err != nil {
+			return fmt.Errorf("invalid --%s: %v", re.flag, err)
+		}
+	}
+	return nil
+}
+
+// checkModes checks that the modes of q go together.
+func (o *readOptions) checkModes(q readback.Query) error {
+	switch {
+	case (q.Until != nil || o.flags.Changed("timeout")) && !q.Follow:
+		return errors.New("--timeout and --until need --follow")
+	case q.FollowTimeout < 0:
+		return fmt.Errorf("invalid --timeout %v: must not be negative", q.FollowTimeout)
+	case q.Follow && q.Grep != nil:
+		return errors.New("--follow and --grep exclude each other")
+	case q.Follow && q.Interleaved:
+		return errors.New("--follow and --interleaved exclude each other")
+	case q.Follow && q.Lines != nil && q.Lines.B != 0:
+		return errors.New("--follow reads to the end: give --lines A: without an end")
+	case q.Interleaved && (o.flags.Changed("stream") || q.Lines != nil || q.Grep != nil):
+		return errors.New("--interleaved reads both streams by --offset and --limit; it takes no --stream, --lines or --grep")
+	}
+	return nil
+}
+
+// readHints says what the status of a read of capture id means for the
+// reader: still running, removed, abandoned, and how to continue a
+// truncated read.
+func readHints(id string, q readback.Query, status readback.Status, d diag) {
+	switch {
+	case status.Matched:
+		d.Hintf("capture %s printed a line matching --until; it runs on", id)
+	case status.TimedOut:
+		d.Hintf("capture %s still runs after --timeout %v: this is what it committed so far; continue with --offset %d", id, q.FollowTimeout, status.NextOffset)
+	case status.Running && !q.Follow:
+		d.Hintf("capture %s is still running: this is the %d bytes committed so far; --follow waits for the rest", id, status.Size)
+	case status.Removed:
+		d.Hintf("capture %s ended and was not kept (--keep auto keeps no compact success): all of it was read before it went", id)
+	case !status.Final && !status.Running:
+		d.Warnf("capture %s was abandoned (capwrap ended without a receipt): the stream holds what was committed", id)
+	}
+	if !status.Truncated {
+		return
+	}
+	switch {
+	case q.Lines != nil && status.NextLine != nil:
+		end := ""
+		if q.Lines.B != 0 {
+			end = strconv.FormatInt(q.Lines.B, 10)
+		}
+		d.Hintf("more follows: continue with --lines %d:%s", *status.NextLine, end)
+	case q.Lines != nil:
+		d.Hintf("more follows: continue with --offset %d instead of --lines", status.NextOffset)
+	default:
+		d.Hintf("more follows: continue with --offset %d", status.NextOffset)
+	}
+}

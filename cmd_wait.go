@@ -1,0 +1,74 @@
+//go:build unix
+
+package main
+
+// The job verbs of SPEC §10, wait (here) and stop (cmd_stop.go): flags
+// and usage errors here, the waiting, signalling and printing in
+// internal/job, which says its own errors and returns the exit status.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/capwrap/capwrap/internal/job"
+	"github.com/capwrap/capwrap/internal/runner"
+	"github.com/capwrap/capwrap/store"
+)
+
+// waitOptions are the flags of `capwrap wait`.
+type waitOptions struct {
+	timeout time.Duration
+}
+
+func (o *waitOptions) addFlags(fs *pflag.FlagSet) {
+	fs.Var(durationVar(&o.timeout, 0), "timeout", "hand a job back (exit 75) if it still runs after this long (0: wait for its end)")
+}
+
+func newWaitCommand() command {
+	var o waitOptions
+	return command{nargs: -1, addFlags: o.addFlags,
+		run: func(e *env, args []string) error { return runWait(e, o, args) }}
+}
+
+// runWait is `capwrap wait [--timeout D] ID...` (SPEC §10): it exits with
+// the (last) job's status, its signal re-raised, or 75 when --timeout
+// hands a running job back.
+func runWait(e *env, o waitOptions, args []string) error {
+	dir, ids, err := openJobs(e, args)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	if o.timeout < 0 {
+		return usageError{msg: fmt.Sprintf("wait: invalid --timeout %v: must not be negative", o.timeout)}
+	}
+	if err := e.global.checkBounds(previewBounds...); err != nil {
+		return usageError{msg: "wait: " + err.Error()}
+	}
+	return exitWith(job.Wait(jobView(e, dir), ids, o.timeout))
+}
+
+// openJobs opens the tool-outputs directory and resolves the IDs of a job
+// verb (each any unique prefix); the caller closes dir.
+func openJobs(e *env, args []string) (*store.Dir, []string, error) {
+	dir, err := openCaptures(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := resolveIDs(dir, args)
+	if err != nil {
+		dir.Close()
+		return nil, nil, err
+	}
+	return dir, ids, nil
+}
+
+// jobView is how the job verbs show a job: the global flags' budgets.
+func jobView(e *env, dir *store.Dir) job.View {
+	o := e.global
+	return job.View{Dir: dir, DirArg: dir.ReadArg(e.getenv), StdoutChars: o.stdoutChars, StderrChars: o.stderrChars,
+		PreviewBytes: int(o.previewBytes), Mode: runner.ModePreview, Stdout: e.stdout, Stderr: e.stderr, Diag: e.d,
+		Stall: o.stallTimeout}
+}
