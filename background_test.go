@@ -61,9 +61,9 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// TestBackgroundServer: a dev server launched with --background returns in
-// under a second and answers; read --follow --until returns when it says it
-// listens; stop closes the port and leaves a final receipt.json.
+// TestBackgroundServer: a dev server launched with --background returns at
+// once and answers; read --follow --until returns when it says it listens;
+// stop closes the port and leaves a final receipt.json.
 func TestBackgroundServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds capwrap")
@@ -74,13 +74,16 @@ func TestBackgroundServer(t *testing.T) {
 	dir, port := t.TempDir(), freePort(t)
 	code, out, errOut, took := capwrapIn(t, dir, "--background", "--", "python3", "-u", "-m", "http.server",
 		"--bind", "127.0.0.1", fmt.Sprint(port))
-	if code != 0 || took > time.Second {
+	// "At once": the server never ends, so a launch that waited for it
+	// would not return at all; 10 s is generous for a launch (about 0.1 s)
+	// on a busy machine.
+	if code != 0 || took > 10*time.Second {
 		t.Fatalf("launch: exit %d after %v; stderr %q", code, took, errOut)
 	}
 	id := jobID(t, out)
 	t.Cleanup(func() { capwrapIn(t, dir, "stop", "--kill-after", "1s", id) })
 
-	code, out, errOut, _ = capwrapIn(t, dir, "read", id, "--follow", "--until", "Serving HTTP", "--timeout", "20s")
+	code, out, errOut, _ = capwrapIn(t, dir, "read", id, "--follow", "--until", "Serving HTTP", "--timeout", "60s")
 	if code != 0 || !bytes.Contains(out, []byte("Serving HTTP")) || !strings.Contains(errOut, `"matched":true`) {
 		t.Fatalf("read --until: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -113,21 +116,30 @@ func TestBackgroundServer(t *testing.T) {
 }
 
 // TestHandBack: a command still running at --background-after 1s is
-// handed back in under 2 s with 75 and what it printed so far; wait exits 0
-// with the rest, and stdout.log holds both, exactly once each.
+// handed back then with 75 and what it printed so far; wait --timeout 1s
+// hands it back again; wait exits 0 with the rest, and stdout.log holds
+// both, exactly once each. The command goes on to its second line only when
+// the test creates the file go. (1 s is also the time sh has to print its
+// first line; it takes milliseconds.)
 func TestHandBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds capwrap")
 	}
 	dir := t.TempDir()
-	code, out, errOut, took := capwrapIn(t, dir, "--background-after", "1s", "--", "sh", "-c", "echo first; sleep 3; echo second")
-	if code != 75 || took > 2*time.Second || !bytes.Contains(out, []byte("first\n")) {
+	code, out, errOut, took := capwrapIn(t, dir, "--background-after", "1s", "--", "sh", "-c",
+		"echo first; for i in $(seq 1200); do [ -e go ] && break; sleep 0.05; done; echo second")
+	// A run that did not hand back would go on until go: 60 s. 10 s is
+	// generous for a hand-back due after 1 s on a busy machine.
+	if code != 75 || took < time.Second || took > 10*time.Second || !bytes.Contains(out, []byte("first\n")) {
 		t.Fatalf("exit %d after %v; stdout %q; stderr %q", code, took, out, errOut)
 	}
 	id := jobID(t, out)
 	code, out, errOut, took = capwrapIn(t, dir, "wait", "--timeout", "1s", id)
-	if code != 75 || took > 2*time.Second {
+	if code != 75 || took < time.Second || took > 10*time.Second {
 		t.Errorf("wait --timeout 1s: exit %d after %v; stderr %q", code, took, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	code, out, errOut, _ = capwrapIn(t, dir, "wait", id)
 	if code != 0 || !bytes.Contains(out, []byte("second\n")) {
@@ -179,17 +191,21 @@ open("expected.sha256", "w").write(h.hexdigest())
 }
 
 // TestJobOutlivesItsShell: a job launched from a shell that has exited can
-// still be waited for, from another process.
+// still be waited for, from another process. (The job prints once the test
+// creates the file go, after the shell has exited.)
 func TestJobOutlivesItsShell(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds capwrap")
 	}
 	dir := t.TempDir()
-	sh := exec.Command("sh", "-c", termCapwrap(t)+" --background -- sh -c 'sleep 1; echo late' > launch.out")
+	sh := exec.Command("sh", "-c", termCapwrap(t)+" --background -- sh -c 'for i in $(seq 1200); do [ -e go ] && break; sleep 0.05; done; echo late' > launch.out")
 	sh.Dir = dir
 	sh.Env = append(os.Environ(), "CAPWRAP_DIR=")
 	if out, err := sh.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	launch, err := os.ReadFile(filepath.Join(dir, "launch.out"))
 	if err != nil {
@@ -222,9 +238,11 @@ func TestBackgroundHoldsNoCallerDescriptor(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { done <- sh.Wait() }()
+	// The job lives 20 s: a caller whose pipes it held would wait that
+	// long. 10 s is generous for a launch (about 0.1 s) on a busy machine.
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(10 * time.Second):
 		sh.Process.Kill()
 		t.Fatalf("the caller's pipes were held by the job (%v): stdout %q", time.Since(start), out.String())
 	}
@@ -232,7 +250,7 @@ func TestBackgroundHoldsNoCallerDescriptor(t *testing.T) {
 	t.Cleanup(func() { capwrapIn(t, dir, "stop", "--kill-after", "1s", id) })
 	// ls lists the shell's descriptors while the shell waits for it (in a
 	// pipeline the shell would briefly hold the pipe itself).
-	code, fds, errs, _ := capwrapIn(t, dir, "read", id, "--follow", "--until", "^end$", "--timeout", "5s")
+	code, fds, errs, _ := capwrapIn(t, dir, "read", id, "--follow", "--until", "^end$", "--timeout", "60s")
 	if code != 0 || strings.Join(strings.Fields(string(fds)), " ") != "0 1 2 end" {
 		t.Errorf("the job's command has descriptors %q (want 0 1 2); %s", fds, errs)
 	}
@@ -246,7 +264,7 @@ func TestLauncherKilledLetsGoOfOutput(t *testing.T) {
 		t.Skip("builds capwrap")
 	}
 	cmd := exec.Command(termCapwrap(t), "--background-after", "30s", "--kill-after", "5s", "--",
-		"sh", "-c", `trap "" TERM; while :; do sleep 0.1; done`)
+		"sh", "-c", `trap "" TERM; : >started; while :; do sleep 0.1; done`)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "CAPWRAP_DIR=", "CAPWRAP_TEST_RUN="+t.Name())
 	// The job is stopped --kill-after after the launcher's death, and its
@@ -260,13 +278,32 @@ func TestLauncherKilledLetsGoOfOutput(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	waitForFile(t, filepath.Join(cmd.Dir, "started")) // the job's command runs
 	cmd.Process.Signal(syscall.SIGKILL)
 	start := time.Now()
 	b, _ := io.ReadAll(outPipe)
 	cmd.Wait()
+	// The job is stopped --kill-after (5 s) after the launcher's death:
+	// output held until then would end after 5 s. 2 s is generous for an
+	// end due at once.
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("the output ended %v after the launcher was killed (%d bytes written after it)", d, len(b))
+	}
+}
+
+// waitForFile waits until the file name exists (a command's sign that it
+// runs), up to a generous deadline.
+func waitForFile(t *testing.T, name string) {
+	t.Helper()
+	deadline := time.Now().Add(waitPatience)
+	for {
+		if _, err := os.Stat(name); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after %v", name, waitPatience)
+		}
+		time.Sleep(waitPoll)
 	}
 }
 

@@ -55,10 +55,11 @@ func hangfsMain(args []string) int {
 	return 0
 }
 
-// hangFS is a mounted hangfs: its mount point and the serving process.
+// hangFS is a mounted hangfs: its mount point, the directory it serves
+// and the serving process.
 type hangFS struct {
-	mnt  string
-	proc *os.Process
+	mnt, backing string
+	proc         *os.Process
 }
 
 // stop makes the file system hang, once every thread of the server has
@@ -92,13 +93,15 @@ func allStopped(pid int) bool {
 	return len(tasks) > 0
 }
 
-// hangScript is a shell command that makes the file system hang (after
-// waiting a moment, so that no request of capwrap's is being served when
-// it stops, and until every thread of the server has stopped), for good
-// or, with d > 0, for d.
-func (h *hangFS) hangScript(d time.Duration) string {
+// hangScript is a shell command that makes the file system hang, for good
+// or, with d > 0, for d: once capwrap has written the line first to the
+// capture's stdout file in dir (seen in the backing directory, past the
+// hang), so that the capture is made before the hang; and until every
+// thread of the server has stopped.
+func (h *hangFS) hangScript(dir, first string, d time.Duration) string {
 	pid := strconv.Itoa(h.proc.Pid)
-	s := "sleep 0.3; kill -STOP " + pid + "; while [ -n \"$(grep -L '^State:.*stopped' /proc/" + pid + "/task/*/status)\" ]; do sleep 0.01; done"
+	s := "for i in $(seq 3000); do grep -qsx '" + first + "' " + filepath.Join(h.backing, dir) + "/2*/stdout.live && break; sleep 0.01; done; " +
+		"kill -STOP " + pid + "; while [ -n \"$(grep -L '^State:.*stopped' /proc/" + pid + "/task/*/status)\" ]; do sleep 0.01; done"
 	if d > 0 {
 		s += "; setsid sh -c 'sleep " + strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "; kill -CONT " + pid + "' >/dev/null 2>&1 </dev/null & :"
 	}
@@ -129,7 +132,7 @@ func mountHangFS(t *testing.T) *hangFS {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &hangFS{mnt: mnt, proc: cmd.Process}
+	h := &hangFS{mnt: mnt, backing: backing, proc: cmd.Process}
 	t.Cleanup(func() {
 		h.cont()
 		syscall.Unmount(mnt, syscall.MNT_DETACH)
@@ -240,7 +243,7 @@ func TestHungDiskAfterExit(t *testing.T) {
 	var answered time.Time
 	code, out, errOut, took := runOnHangFS(t, func() { answered = time.Now(); h.cont() },
 		"--dir", filepath.Join(h.mnt, "to"), "--stall-timeout", "1s",
-		"--", "sh", "-c", "echo before; "+h.hangScript(0)+"; echo after; exit 5")
+		"--", "sh", "-c", "echo before; "+h.hangScript("to", "before", 0)+"; echo after; exit 5")
 	if code != 5 || !bytes.Contains(out, []byte("before\nafter\n")) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -267,7 +270,7 @@ func TestDiskStallAfterExit(t *testing.T) {
 	h := mountHangFS(t)
 	const n = 6 + 9000000
 	code, out, errOut, _ := runOnHangFS(t, nil, "--dir", filepath.Join(h.mnt, "to"), "--drain-timeout", "300ms",
-		"--", "sh", "-c", "echo start; "+h.hangScript(2*time.Second)+"; yes 0123456789abcdef | head -c 9000000")
+		"--", "sh", "-c", "echo start; "+h.hangScript("to", "start", 2*time.Second)+"; yes 0123456789abcdef | head -c 9000000")
 	if code != 0 {
 		t.Fatalf("exit %d, stdout %.2000q, stderr %q", code, out, errOut)
 	}
@@ -312,7 +315,7 @@ func TestHungHandBack(t *testing.T) {
 	h := mountHangFS(t)
 	defer h.cont()
 	code, out, errOut, took := runOnHangFS(t, func() { h.cont() }, "--dir", filepath.Join(h.mnt, "to"), "--stall-timeout", "1s",
-		"--background-after", "1s", "--", "sh", "-c", "echo x; "+h.hangScript(0)+"; sleep 30")
+		"--background-after", "1s", "--", "sh", "-c", "echo x; "+h.hangScript("to", "x", 0)+"; sleep 30")
 	if code != 75 || took > 5*time.Second {
 		t.Fatalf("exit %d after %v; stdout %q; stderr %q", code, took, out, errOut)
 	}
@@ -326,7 +329,9 @@ func TestHungHandBack(t *testing.T) {
 	if code != 125 || !strings.Contains(errOut, "a background job needs its capture") {
 		t.Errorf("--background on a hung directory: exit %d, stderr %q", code, errOut)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// A command that ran would have written the file within milliseconds
+	// of capwrap's exit; a second is generous on a busy machine.
+	time.Sleep(time.Second)
 	if _, err := os.Stat(ran); err == nil {
 		t.Errorf("the refused job's command ran")
 	}

@@ -2,11 +2,13 @@ package main
 
 // SPEC §3: a command never outlives a capwrap that was killed. These tests
 // run the real binary the way agent harnesses run it, kill it the ways they
-// do, and check that no process of the command is left --kill-after + 1 s
-// later.
+// do, and check that no process of the command is left soon after
+// --kill-after: within goneWithin, generous for a busy machine, where the
+// command's processes would otherwise live for minutes.
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,10 +23,16 @@ import (
 // and whose background sleep does not: it writes both PIDs to ./pids.
 const stubborn = `trap "" TERM; sleep 300 & echo $$ $! > pids; wait; wait`
 
+// goneWithin bounds how long after --kill-after (1 s in these tests) a
+// killed capwrap's command may take to be gone: the SIGKILL is due then,
+// and 10 s is generous for it to land on a busy machine, while a command
+// nobody killed would live 300 s (stubborn) or longer.
+const goneWithin = 1*time.Second + 10*time.Second
+
 // readPIDs waits for ./pids in dir to name n processes.
 func readPIDs(t *testing.T, dir string, n int) []int {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitPatience)
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(filepath.Join(dir, "pids"))
 		if f := strings.Fields(string(b)); len(f) == n && bytes.HasSuffix(b, []byte("\n")) {
@@ -161,7 +169,7 @@ func TestWatchdog(t *testing.T) {
 			pids := readPIDs(t, dir, 2)
 			tc.kill(cmd)
 			cmd.Wait()
-			checkGone(t, pids, 2*time.Second)
+			checkGone(t, pids, goneWithin)
 		})
 	}
 }
@@ -180,14 +188,24 @@ func TestWatchdogDisarmed(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("capwrap: %v", err)
 	}
-	time.Sleep(1500 * time.Millisecond) // past --kill-after
+	ended := time.Now()
+	// The watchdog, disarmed, ends once capwrap has; one that acted
+	// instead would have sent SIGTERM (the descendant dies of it at once)
+	// before it ended, or SIGKILL --kill-after later.
+	deadline := ended.Add(waitPatience)
+	for w := watchdogsOf(cmd); len(w) > 0; w = watchdogsOf(cmd) {
+		if time.Now().After(deadline) {
+			t.Fatalf("watchdogs %v still run %v after capwrap ended", w, waitPatience)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// And past --kill-after, for good measure: a signal sent just before
+	// the watchdog ended has landed by then.
+	time.Sleep(time.Until(ended.Add(1500 * time.Millisecond)))
 	if !alive(pids[0]) {
 		t.Fatalf("the descendant was killed though capwrap ended normally")
 	}
 	syscall.Kill(pids[0], syscall.SIGKILL)
-	if w := watchdogsOf(cmd); len(w) > 0 {
-		t.Errorf("watchdogs %v still run after capwrap ended", w)
-	}
 }
 
 // watchdogsOf are the live watchdog helpers started by cmd (found by the
@@ -222,10 +240,11 @@ func TestHarnessSIGTERM(t *testing.T) {
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
-	if d := time.Since(start); d > 3*time.Second {
+	// Without the SIGKILL capwrap would wait for its command for good.
+	if d := time.Since(start); d > goneWithin {
 		t.Errorf("capwrap took %v to end after SIGTERM with --kill-after 1s", d)
 	}
-	checkGone(t, pids, time.Second)
+	checkGone(t, pids, goneWithin)
 	out := cmd.Stdout.(*bytes.Buffer).String()
 	if !strings.Contains(out, `"signal":"SIGKILL"`) || !strings.Contains(out, "SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after") {
 		t.Errorf("the receipt does not record both signals:\n%s", out)
@@ -247,7 +266,7 @@ func TestNestedTimeout(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 124 {
 		t.Errorf("outer capwrap exited %d, want 124", code)
 	}
-	checkGone(t, pids, 2*time.Second)
+	checkGone(t, pids, goneWithin)
 }
 
 // TestLauncherKilledBeforeHandBack: a --background-after run killed before
@@ -262,7 +281,7 @@ func TestLauncherKilledBeforeHandBack(t *testing.T) {
 	pids := readPIDs(t, dir, 2)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	checkGone(t, pids, 2*time.Second)
+	checkGone(t, pids, goneWithin)
 }
 
 // TestWatchdogEarlyKill: a capwrap killed a few milliseconds after it
@@ -287,7 +306,7 @@ func TestWatchdogEarlyKill(t *testing.T) {
 		cmd.Wait()
 		cmds = append(cmds, cmd)
 	}
-	if left := awaitEnd(2*time.Second, func() []int { return sleepers(tag) }); len(left) > 0 {
+	if left := awaitEnd(goneWithin, func() []int { return sleepers(tag) }); len(left) > 0 {
 		t.Fatalf("%d of %d commands outlived a capwrap killed while starting them", len(left), len(cmds))
 	}
 }
@@ -315,14 +334,17 @@ func sleepers(tag string) []int {
 // catch anything (the Go runtime's own start, the first milliseconds):
 // then it made no capture and never started its command. Every other run
 // prints its footer, with the command cancelled before it started or
-// killed by the forwarded signal, and dies of that signal.
+// killed by the forwarded signal, and dies of that signal. Two runs more
+// are signalled once the command runs, when capwrap has caught signals for
+// long: on a machine so busy that every early moment lands before the
+// catch, they still show whether signals are caught at all.
 func TestEarlySignalGivesReceipt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds capwrap")
 	}
 	bin := termCapwrap(t)
 	receipts := 0
-	for i := range 60 {
+	for i := range 62 {
 		sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}[i%2]
 		dir := t.TempDir()
 		marker := filepath.Join(dir, "ran")
@@ -333,12 +355,18 @@ func TestEarlySignalGivesReceipt(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(i%30) * time.Millisecond)
+		when := fmt.Sprintf("after %d ms", i%30)
+		if i < 60 {
+			time.Sleep(time.Duration(i%30) * time.Millisecond)
+		} else {
+			when = "once the command ran"
+			waitForFile(t, marker)
+		}
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
 		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 		if !ws.Signaled() || ws.Signal() != sig {
-			t.Errorf("run %d: %v after %d ms: capwrap ended with %v, want death by %v", i, sig, i%30, err, sig)
+			t.Errorf("run %d: %v %s: capwrap ended with %v, want death by %v", i, sig, when, err, sig)
 		}
 		footer := strings.Contains(out.String(), "\ncapwrap-receipt {") || strings.HasPrefix(out.String(), "capwrap-receipt {")
 		_, ranErr := os.Stat(marker)
@@ -347,15 +375,15 @@ func TestEarlySignalGivesReceipt(t *testing.T) {
 		case footer:
 			receipts++
 			if !strings.Contains(out.String(), `"state":"cancelled"`) {
-				t.Errorf("run %d: %v after %d ms: the receipt does not say cancelled:\n%s", i, sig, i%30, out.String())
+				t.Errorf("run %d: %v %s: the receipt does not say cancelled:\n%s", i, sig, when, out.String())
 			}
 		case ranErr == nil:
-			t.Errorf("run %d: %v after %d ms: the command ran, and capwrap printed no receipt:\n%s", i, sig, i%30, out.String())
+			t.Errorf("run %d: %v %s: the command ran, and capwrap printed no receipt:\n%s", i, sig, when, out.String())
 		case capErr == nil:
-			t.Errorf("run %d: %v after %d ms: capwrap made its tool-outputs directory, and printed no receipt", i, sig, i%30)
+			t.Errorf("run %d: %v %s: capwrap made its tool-outputs directory, and printed no receipt", i, sig, when)
 		}
 	}
-	t.Logf("%d of 60 runs printed a receipt; the others were signalled before capwrap could catch anything", receipts)
+	t.Logf("%d of 62 runs printed a receipt; the others were signalled before capwrap could catch anything", receipts)
 	if receipts == 0 {
 		t.Errorf("no run printed a receipt: the signal is never caught")
 	}

@@ -32,10 +32,20 @@ func TestMain(m *testing.M) {
 		"capwrap": main,
 		"fixture": func() { os.Exit(fixtureMain(os.Args[1:])) },
 		"hangfs":  func() { os.Exit(hangfsMain(os.Args[1:])) },
+		// waitfile and poll wait for a condition (waitcmd_test.go).
+		// They end with syscall.Exit: under -race, os.Exit would first
+		// sleep a second (the race runtime's atexit_sleep_ms), and a
+		// script runs them often.
+		"waitfile": func() { syscall.Exit(waitfileMain(os.Args[1:])) },
+		"poll":     func() { syscall.Exit(pollMain(os.Args[1:])) },
 		"sigprobe": func() {
-			// sigprobe FILE DURATION: catches SIGINT, creates FILE, then
-			// prints "got SIGINT" if one arrives within DURATION, else
-			// "no SIGINT". A catch works whatever it inherited (SIG_IGN).
+			// sigprobe FILE DURATION [AFTER]: catches SIGINT, creates
+			// FILE, then prints "got SIGINT" if one arrives within
+			// DURATION, else "no SIGINT". With AFTER, DURATION counts
+			// from when file AFTER exists (the script makes it once it
+			// has sent its signal), so the window cannot close before
+			// the signal was sent, however busy the machine. A catch
+			// works whatever it inherited (SIG_IGN).
 			c := make(chan os.Signal, 1)
 			signal.Notify(c, syscall.SIGINT)
 			d, err := time.ParseDuration(os.Args[2])
@@ -46,6 +56,22 @@ func TestMain(m *testing.M) {
 			if err := os.WriteFile(os.Args[1], nil, 0o644); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(2)
+			}
+			if len(os.Args) > 3 {
+				for deadline := time.Now().Add(waitPatience); ; {
+					if _, err := os.Stat(os.Args[3]); err == nil {
+						break
+					} else if time.Now().After(deadline) {
+						fmt.Fprintf(os.Stderr, "sigprobe: no %s after %v\n", os.Args[3], waitPatience)
+						os.Exit(2)
+					}
+					select {
+					case <-c:
+						fmt.Println("got SIGINT")
+						return
+					case <-time.After(waitPoll):
+					}
+				}
 			}
 			select {
 			case <-c:

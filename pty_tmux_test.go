@@ -6,24 +6,33 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The --pty checks of issue 6 that only a real terminal shows, on the tmux
 // harness of tmux_test.go.
 
 // TestPTYLiveOnTerminal: with a pty a Python child, which block-buffers a
-// pipe, shows its first line before it prints the second.
+// pipe, shows its first line while it still runs: it prints the second
+// only once the test has seen the first (and created the file go), so
+// through a pipe the first would never show in time.
 func TestPTYLiveOnTerminal(t *testing.T) {
 	s := newTermSession(t)
 	script := filepath.Join(s.dir, "live.py")
-	os.WriteFile(script, []byte("import time\nprint('first line')\ntime.sleep(3)\nprint('second line')\n"), 0o644)
+	os.WriteFile(script, []byte(`import os, time
+print('first line')
+for i in range(1200):
+    if os.path.exists('go'):
+        break
+    time.sleep(0.05)
+print('second line')
+`), 0o644)
 	s.run("capwrap -- python3 live.py")
-	screen := s.waitFor("first line", 2500*time.Millisecond)
+	screen := s.waitFor("first line")
 	if strings.Contains(screen, "second line") {
 		t.Fatalf("both lines arrived together, the child was not live:\n%s", screen)
 	}
-	screen = s.waitFor("capwrap: exit 0", 10*time.Second)
+	touch(t, filepath.Join(s.dir, "go"))
+	screen = s.waitFor("capwrap: exit 0")
 	if !strings.Contains(screen, "second line") {
 		t.Fatalf("second line missing:\n%s", screen)
 	}
@@ -40,20 +49,20 @@ while os.get_terminal_size(1).columns == 120:
 print("resized", *os.get_terminal_size(1), "err", *os.get_terminal_size(2), flush=True)
 `), 0o644)
 	s.run("capwrap -- python3 size.py")
-	s.waitFor("out 120 40 err 120 40", 5*time.Second)
+	s.waitFor("out 120 40 err 120 40")
 	s.tmux("resize-window", "-t", "t", "-x", "100", "-y", "30")
-	s.waitFor("resized 100 30 err 100 30", 5*time.Second)
-	s.waitFor("capwrap: exit 0 · ", 5*time.Second) // before the test's directory goes
+	s.waitFor("resized 100 30 err 100 30")
+	s.waitFor("capwrap: exit 0 · ") // before the test's directory goes
 }
 
 // TestPTYNotControllingTerminal: /dev/tty still reaches the user's real
 // terminal, so a password prompt works under --pty.
 func TestPTYNotControllingTerminal(t *testing.T) {
 	s := newTermSession(t)
-	s.run(`capwrap -- sh -c 'printf "secret? " >/dev/tty; read x </dev/tty; echo "got [$x]"'`)
-	s.waitFor("secret?", 5*time.Second) // capture-pane trims trailing blanks
+	s.run(`capwrap -- sh -c 'printf "sec""ret? " >/dev/tty; read x </dev/tty; echo "got [$x]"'`)
+	s.waitFor("secret?") // capture-pane trims trailing blanks
 	s.tmux("send-keys", "-t", "t", "abc", "Enter")
-	s.waitFor("got [abc]", 5*time.Second)
+	s.waitFor("got [abc]")
 	s.checkSane()
 }
 
@@ -65,11 +74,11 @@ func TestPTYAutoInteractive(t *testing.T) {
 	s := newTermSession(t)
 	probe := `python3 -c 'import sys; print("%s", sys.stdout.isatty(), sys.stderr.isatty())'`
 	s.run(`capwrap -- ` + fmt.Sprintf(probe, "auto-kbd"))
-	s.waitFor("auto-kbd True True", 5*time.Second)
+	s.waitFor("auto-kbd True True")
 	s.run(`capwrap -- ` + fmt.Sprintf(probe, "auto-pipe") + ` | cat`)
-	s.waitFor("auto-pipe False True", 5*time.Second)
+	s.waitFor("auto-pipe False True")
 	s.run(`capwrap -- ` + fmt.Sprintf(probe, "auto-file") + ` 2>err.txt`)
-	s.waitFor("auto-file True False", 5*time.Second)
+	s.waitFor("auto-file True False")
 	s.run(`capwrap --pty always -- ` + fmt.Sprintf(probe, "always-pipe") + ` | cat`)
-	s.waitFor("always-pipe True True", 5*time.Second)
+	s.waitFor("always-pipe True True")
 }

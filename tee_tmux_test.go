@@ -26,13 +26,13 @@ func TestTerminalPipeToLess(t *testing.T) {
 	}
 	s := newTermSession(t)
 	s.run(`LESS= capwrap -- seq 1 200 | less`)
-	s.waitFor("\n30\n", 5*time.Second)
+	s.waitFor("\n30\n")
 	less := waitProc(t, s, "less")
 	if st := procStat(t, less); st[2] != st[5] {
 		t.Fatalf("less (group %s) is not the terminal's foreground group (%s)", st[2], st[5])
 	}
 	s.tmux("send-keys", "-t", "t", "G")
-	s.waitFor("\n200\n", 5*time.Second)
+	s.waitFor("\n200\n")
 	s.tmux("send-keys", "-t", "t", "q")
 	s.waitPrompt()
 	s.checkSane()
@@ -43,7 +43,7 @@ func TestTerminalPipeToLess(t *testing.T) {
 func waitProc(t *testing.T, s *termSession, name string) string {
 	t.Helper()
 	sid := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "t", "#{pane_pid}"))
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(termPatience)
 	for {
 		out, _ := exec.Command("pgrep", "-s", sid, "-x", name).Output()
 		if f := strings.Fields(string(out)); len(f) > 0 {
@@ -84,7 +84,7 @@ func TestTerminalPipeSameBytes(t *testing.T) {
 		cmd, pipe, _ := strings.Cut(p, " | ")
 		s.clear()
 		s.run(fmt.Sprintf(`echo "bare-%d [$(%s | %s)]"; echo "wrapped-%d [$(capwrap -- %s | %s)]"`, i, cmd, pipe, i, cmd, pipe))
-		sc := s.waitFor(fmt.Sprintf("\nwrapped-%d [", i), 10*time.Second)
+		sc := s.waitFor(fmt.Sprintf("\nwrapped-%d [", i))
 		bare, wrapped := between(sc, fmt.Sprintf("\nbare-%d [", i)), between(sc, fmt.Sprintf("\nwrapped-%d [", i))
 		if bare == "" || bare != wrapped {
 			t.Errorf("%s: bare gave [%s], under capwrap [%s]; screen:\n%s", p, bare, wrapped, sc)
@@ -108,10 +108,10 @@ func between(sc, prefix string) string {
 func TestTerminalTTYPromptStdinPipe(t *testing.T) {
 	s := newTermSession(t)
 	s.run(`echo piped | capwrap -- sh -c 'read a; printf "pass""word? " >/dev/tty; read p </dev/tty; echo "got [$a] [$p]"'`)
-	s.waitFor("password?", 5*time.Second)
+	s.waitFor("password?")
 	s.run("sekrit")
-	s.waitFor("got [piped] [sekrit]", 5*time.Second)
-	s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	s.waitFor("got [piped] [sekrit]")
+	s.waitFor("capwrap: exit 0 · ")
 	s.checkSane()
 }
 
@@ -122,10 +122,10 @@ func TestTerminalTTYPromptStdinPipe(t *testing.T) {
 func TestTerminalTTYPromptPreviewMode(t *testing.T) {
 	s := newTermSession(t)
 	s.run(`echo piped | capwrap -- sh -c 'read a; printf "pass""word? " >/dev/tty; read p </dev/tty; echo "got [$a] [$p]"' | cat`)
-	s.waitFor("password?", 5*time.Second)
+	s.waitFor("password?")
 	s.run("sekrit")
-	s.waitFor("got [piped] [sekrit]", 5*time.Second)
-	s.waitFor("capwrap-receipt {", 5*time.Second)
+	s.waitFor("got [piped] [sekrit]")
+	s.waitFor("capwrap-receipt {")
 	s.checkSane()
 }
 
@@ -148,12 +148,12 @@ print("harness-read", line.strip())
 		t.Fatal(err)
 	}
 	s.run("python3 " + harness)
-	sc := s.waitFor("harness-rc ", 10*time.Second)
+	sc := s.waitFor("harness-rc ")
 	if !strings.Contains(sc, "harness-rc 124") || !strings.Contains(sc, "the command waited for the terminal") {
 		t.Fatalf("want status 124 and the note on waiting for the terminal:\n%s", sc)
 	}
 	s.run("still-mine") // the harness still has the terminal and reads it
-	s.waitFor("harness-read still-mine", 5*time.Second)
+	s.waitFor("harness-read still-mine")
 	s.checkSane()
 }
 
@@ -165,14 +165,14 @@ func TestTerminalCtrlZShowsLastOutput(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		s.clear()
 		s.run(fmt.Sprintf(`capwrap -- sh -c 'echo "last-""words-%d"; kill -TSTP 0; echo after'`, i))
-		sc := s.waitFor("Stopped", 5*time.Second)
+		sc := s.waitFor("Stopped")
 		last, stopped := strings.Index(sc, fmt.Sprintf("\nlast-words-%d", i)), strings.Index(sc, "Stopped")
 		if last < 0 || last > stopped {
 			t.Fatalf("the output before the stop is not on the screen before \"Stopped\":\n%s", sc)
 		}
 		s.waitPrompt()
 		s.run("fg")
-		s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+		s.waitFor("capwrap: exit 0 · ")
 	}
 	s.checkSane()
 }
@@ -187,30 +187,32 @@ func TestTerminalInteractiveShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.run("capwrap -- bash --noprofile --rcfile " + rc)
-	s.waitFor("INNER$", 5*time.Second)
+	s.waitFor("INNER$")
 	s.waitReadline()
 	s.run(`echo "inner-$((20+22))"`)
-	s.waitFor("inner-42", 5*time.Second) // not in what was typed
+	s.waitFor("inner-42") // not in what was typed
 	if _, err := exec.LookPath("less"); err == nil {
 		// The pager reads its keys from the shell's stderr, capwrap's pty
 		// (key relay); what is typed right after q goes to the shell.
 		s.run(`seq 1 200 | less`)
-		s.waitFor("\n30\n", 5*time.Second)
+		s.waitFor("\n30\n")
 		s.tmux("send-keys", "-t", "t", "-l", `qecho "after-$((5+5))"`)
 		s.tmux("send-keys", "-t", "t", "Enter")
-		s.waitFor("after-10", 5*time.Second)
+		s.waitFor("after-10")
 	}
 	// Ctrl-Z on a command of the inner shell, which has no job control:
-	// the whole capwrap job stops, and fg lets the command finish.
-	s.run(`sleep 2.37; echo "slept-$((3+3))"`)
-	waitArgs(t, s, "sleep 2.37") // a stop before it, of the shell alone, would do nothing
+	// the whole capwrap job stops, and fg lets the command finish. (The
+	// command ends once the test creates the file go, after the stop.)
+	s.run(`sh -c 'for i in $(seq 1200); do [ -e go ] && break; sleep 0.05; done'; echo "slept-$((3+3))"`)
+	waitArgs(t, s, "sh -c for i in $(seq 1200); do [ -e go ] && break; sleep 0.05; done") // a stop before it, of the shell alone, would do nothing
 	s.tmux("send-keys", "-t", "t", "C-z")
-	s.waitFor("Stopped", 5*time.Second)
-	s.waitFor("PROMPT$", 5*time.Second)
+	s.waitFor("Stopped")
+	s.waitPrompt()
+	touch(t, filepath.Join(s.dir, "go"))
 	s.run("fg")
-	s.waitFor("slept-6", 10*time.Second)
+	s.waitFor("slept-6")
 	s.run("exit 3")
-	s.waitFor("capwrap: exit 3 · ", 5*time.Second)
+	s.waitFor("capwrap: exit 3 · ")
 	s.checkSane()
 }
 
@@ -232,7 +234,7 @@ func TestTerminalEarlyCtrlC(t *testing.T) {
 		s.tmux("send-keys", "-t", "t", "C-c")
 		s.waitPrompt()
 		s.run(`echo "sta""tus=$?"`)
-		sc := s.waitFor("status=", 5*time.Second)
+		sc := s.waitFor("status=")
 		if !strings.Contains(sc, "status=130") {
 			t.Errorf("Ctrl-C %d ms after the start: want status 130; screen:\n%s", ms, sc)
 		}
@@ -255,7 +257,7 @@ func TestTerminalEarlyCtrlC(t *testing.T) {
 func (s *termSession) waitReadline() {
 	s.t.Helper()
 	tty := strings.TrimSpace(s.tmux("display-message", "-p", "-t", "t", "#{pane_tty}"))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(termPatience)
 	for {
 		out, _ := exec.Command("stty", "-a", "-F", tty).Output()
 		if strings.Contains(string(out), "-icanon") {
@@ -271,7 +273,7 @@ func (s *termSession) waitReadline() {
 // waitArgs waits for a process whose command line is args.
 func waitArgs(t *testing.T, s *termSession, args string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(termPatience)
 	for {
 		if out, _ := exec.Command("pgrep", "-f", "^"+regexp.QuoteMeta(args)+"$").Output(); len(out) > 0 {
 			return

@@ -2,7 +2,11 @@ package main
 
 // Interactive children on a real terminal (issue 7): capwrap runs inside a
 // shell in a tmux pane on a private server; send-keys types, capture-pane
-// reads the screen. Every wait polls the screen up to a deadline.
+// reads the screen. Every wait polls for a condition (text the command
+// prints, never text that is also in the typed command line; a process
+// state) up to a generous deadline, termPatience: a busy machine may take
+// seconds to start a shell or python3, and only a test that already
+// failed waits that long.
 
 import (
 	"bytes"
@@ -17,6 +21,10 @@ import (
 	"testing"
 	"time"
 )
+
+// termPatience is the deadline of every wait for a condition in the
+// terminal tests.
+const termPatience = 30 * time.Second
 
 var (
 	termBinOnce sync.Once
@@ -83,7 +91,7 @@ func newTermSession(t *testing.T) *termSession {
 		"-e", "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"),
 		"-e", "CAPWRAP_DIR=", "-e", "TERM=xterm", "-c", s.dir,
 		"bash --noprofile --rcfile "+rc)
-	s.waitFor("PROMPT$", 10*time.Second)
+	s.waitFor("PROMPT$")
 	return s
 }
 
@@ -108,38 +116,61 @@ func (s *termSession) screen() string {
 }
 
 // waitFor polls the screen until it contains want, and returns it.
-func (s *termSession) waitFor(want string, within time.Duration) string {
+func (s *termSession) waitFor(want string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(within)
+	deadline := time.Now().Add(termPatience)
 	for {
 		sc := s.screen()
 		if strings.Contains(sc, want) {
 			return sc
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("the terminal never showed %q within %v; screen:\n%s", want, within, sc)
+			s.t.Fatalf("the terminal never showed %q within %v; screen:\n%s", want, termPatience, sc)
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
 }
 
 // waitPrompt waits until the screen's last line is the shell's bare prompt
-// and gives readline a moment: what is typed while it sets the terminal
-// up is flushed.
+// and readline reads the keyboard: the shell's group holds the terminal and
+// readline has taken it out of canonical mode (what is typed before that
+// may be lost), so keys typed now reach the shell.
 func (s *termSession) waitPrompt() {
 	s.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		lines := strings.Split(strings.TrimRight(s.screen(), "\n "), "\n")
-		if strings.TrimSpace(lines[len(lines)-1]) == "PROMPT$" {
-			break
-		}
+	deadline := time.Now().Add(termPatience)
+	for !s.atPrompt() {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("no prompt; screen:\n%s", s.screen())
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
-	time.Sleep(100 * time.Millisecond)
+}
+
+// atPrompt reports whether the shell shows its bare prompt and reads the
+// keyboard (see waitPrompt).
+func (s *termSession) atPrompt() bool {
+	s.t.Helper()
+	lines := strings.Split(strings.TrimRight(s.screen(), "\n "), "\n")
+	if strings.TrimSpace(lines[len(lines)-1]) != "PROMPT$" {
+		return false
+	}
+	info := strings.Fields(s.tmux("display-message", "-p", "-t", "t", "#{pane_pid} #{pane_tty}"))
+	if len(info) != 2 {
+		s.t.Fatalf("pane pid and tty: %q", info)
+	}
+	if st := procStat(s.t, info[0]); st[2] != st[5] { // the shell's group is not the terminal's
+		return false
+	}
+	tty, err := os.OpenFile(info[1], os.O_RDONLY|syscall.O_NOCTTY, 0)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer tty.Close()
+	canon, err := canonical(int(tty.Fd()))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return !canon
 }
 
 // clear empties the screen and waits for the prompt, so that the next
@@ -147,7 +178,7 @@ func (s *termSession) waitPrompt() {
 func (s *termSession) clear() {
 	s.t.Helper()
 	s.run("clear")
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(termPatience)
 	for strings.TrimSpace(s.screen()) != "PROMPT$" {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("screen did not clear:\n%s", s.screen())
@@ -161,29 +192,33 @@ func (s *termSession) clear() {
 func (s *termSession) checkSane() {
 	s.t.Helper()
 	s.run(`echo "sane=$(stty -a | tr ' ;' '\n\n' | grep -cx -e icanon -e echo -e isig)"`)
-	s.waitFor("sane=3", 5*time.Second)
+	s.waitFor("sane=3")
 }
 
+// TestTerminalTeeIsLive: at a terminal capwrap is tee: the child's first
+// line is on the screen while the child still runs (it prints its second
+// only once the test has seen the first, and tells it so with the file go).
 func TestTerminalTeeIsLive(t *testing.T) {
 	s := newTermSession(t)
-	s.run(`capwrap -- sh -c 'echo one; sleep 3; echo two'`)
-	sc := s.waitFor("\none", 2500*time.Millisecond)
+	s.run(`capwrap -- sh -c 'echo "o""ne"; for i in $(seq 1200); do [ -e go ] && break; sleep 0.05; done; echo "t""wo"'`)
+	sc := s.waitFor("\none")
 	if strings.Contains(sc, "\ntwo") {
-		t.Fatalf("the first line did not show before the child's sleep ended:\n%s", sc)
+		t.Fatalf("the first line did not show before the child went on:\n%s", sc)
 	}
-	sc = s.waitFor("capwrap: exit 0 · ", 10*time.Second)
+	touch(t, filepath.Join(s.dir, "go"))
+	sc = s.waitFor("capwrap: exit 0 · ")
 	if !strings.Contains(sc, "\ntwo") || !strings.Contains(sc, "stdout 8 B, stderr 0 B · complete · tool-outputs/2") {
 		t.Fatalf("summary or second line wrong:\n%s", sc)
 	}
-	s.waitFor("PROMPT$ \n", 5*time.Second)
+	s.waitFor("PROMPT$ \n")
 }
 
 func TestTerminalPrompt(t *testing.T) {
 	s := newTermSession(t)
-	s.run(`capwrap -- sh -c 'printf "name? "; read n; echo "hi $n"'`)
-	s.waitFor("name?", 5*time.Second)
+	s.run(`capwrap -- sh -c 'printf "na""me? "; read n; echo "hi $n"'`)
+	s.waitFor("name?")
 	s.run("gopher")
-	sc := s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	sc := s.waitFor("capwrap: exit 0 · ")
 	if !strings.Contains(sc, "hi gopher") {
 		t.Fatalf("the child did not read the answer:\n%s", sc)
 	}
@@ -192,13 +227,12 @@ func TestTerminalPrompt(t *testing.T) {
 
 func TestTerminalCtrlC(t *testing.T) {
 	s := newTermSession(t)
-	s.run(`capwrap -- sh -c 'echo ready; exec sleep 30'`)
-	s.waitFor("ready", 5*time.Second)
-	time.Sleep(100 * time.Millisecond) // let sh exec sleep
+	s.run(`capwrap -- sh -c 'echo "rea""dy"; exec sleep 30'`)
+	s.waitFor("\nready") // the command runs (sh, or sleep: either dies of SIGINT)
 	s.tmux("send-keys", "-t", "t", "C-c")
-	s.waitFor("capwrap: killed by SIGINT · ", 5*time.Second)
+	s.waitFor("capwrap: killed by SIGINT · ")
 	s.run(`echo "status=$?"`)
-	s.waitFor("status=130", 5*time.Second)
+	s.waitFor("status=130")
 	s.checkSane()
 	if out, _ := exec.Command("pgrep", "-f", "^sleep 30$").Output(); len(out) > 0 {
 		// Another test or user may run "sleep 30"; only a hint.
@@ -213,24 +247,24 @@ func TestTerminalCtrlC(t *testing.T) {
 func TestTerminalCtrlZ(t *testing.T) {
 	s := newTermSession(t)
 	s.run(`capwrap -- sh -c 'echo $$ >child.pid; echo "rea""dy"; read line; echo "got [$line]"'`)
-	s.waitFor("\nready", 5*time.Second) // the output, not the command line
-	time.Sleep(100 * time.Millisecond)  // sh is in read
+	s.waitFor("\nready") // the output, not the command line
 	b, err := os.ReadFile(filepath.Join(s.dir, "child.pid"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	pid := strings.TrimSpace(string(b))
+	waitState(t, pid, "S") // sh sleeps in read
 	s.tmux("send-keys", "-t", "t", "C-z")
-	s.waitFor("Stopped", 5*time.Second)
+	s.waitFor("Stopped")
 	if st := procStat(t, pid); st[0] != "T" {
 		t.Fatalf("after Ctrl-Z the command is in state %s, want T (stopped)", st[0])
 	}
 	s.waitPrompt()
 	s.run(`echo "shell has the terminal"`) // typed at once: no key may be lost
-	s.waitFor("shell has the terminal\nPROMPT$", 5*time.Second)
+	s.waitFor("shell has the terminal\nPROMPT$")
 	s.waitPrompt()
 	s.run("fg")
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(termPatience)
 	for st := procStat(t, pid); st[0] == "T" || st[2] != st[5]; st = procStat(t, pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after fg the command is in state %s, group %s, terminal's group %s", st[0], st[2], st[5])
@@ -239,8 +273,8 @@ func TestTerminalCtrlZ(t *testing.T) {
 	}
 	s.tmux("send-keys", "-t", "t", "-l", "typed after fg")
 	s.tmux("send-keys", "-t", "t", "Enter")
-	s.waitFor("got [typed after fg]", 5*time.Second)
-	s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	s.waitFor("got [typed after fg]")
+	s.waitFor("capwrap: exit 0 · ")
 	s.checkSane()
 }
 
@@ -248,47 +282,49 @@ func TestTerminalCtrlZ(t *testing.T) {
 // leaves the terminal to the shell (it keeps reading the keyboard and lives
 // on after the job ends); kill %1 on a stopped job ends it and not the
 // shell; Ctrl-Z on "capwrap ... | cat" stops the whole pipeline, and fg
-// finishes it.
+// finishes it. The commands go on to their end only when the test creates
+// a file (go1, go3), so that none ends before its Ctrl-Z.
 func TestTerminalCtrlZBgKillPipeline(t *testing.T) {
 	s := newTermSession(t)
-	s.run(`capwrap -- sh -c 'echo "rea""dy"; sleep 1.5; echo "bg-""done"'`)
-	s.waitFor("\nready", 5*time.Second)
+	s.run(`capwrap -- sh -c 'echo "rea""dy"; for i in $(seq 1200); do [ -e go1 ] && break; sleep 0.05; done; echo "bg-""done"'`)
+	s.waitFor("\nready")
 	s.tmux("send-keys", "-t", "t", "C-z")
-	s.waitFor("Stopped", 5*time.Second)
+	s.waitFor("Stopped")
 	s.waitPrompt()
 	s.run("bg")
 	s.waitPrompt()
 	s.run(`echo "shell-$((40+2))"`)
-	s.waitFor("shell-42", 5*time.Second)
-	s.waitFor("bg-done", 5*time.Second)
-	s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+	s.waitFor("shell-42")
+	touch(t, filepath.Join(s.dir, "go1"))
+	s.waitFor("bg-done")
+	s.waitFor("capwrap: exit 0 · ")
 	s.run(`echo "alive-$((1+1))"`)
-	s.waitFor("alive-2", 5*time.Second)
+	s.waitFor("alive-2")
 	s.run(`wait; echo "all-jobs-ended-$((3+3))"`) // capwrap itself has exited
-	s.waitFor("all-jobs-ended-6", 10*time.Second)
+	s.waitFor("all-jobs-ended-6")
 	s.checkSane()
 
 	s.clear()
 	s.run(`capwrap -- sh -c 'echo "rea""dy"; exec sleep 30'`)
-	s.waitFor("\nready", 5*time.Second)
-	time.Sleep(100 * time.Millisecond)
+	s.waitFor("\nready") // the command runs (sh, or sleep: kill %1 ends either)
 	s.tmux("send-keys", "-t", "t", "C-z")
-	s.waitFor("Stopped", 5*time.Second)
+	s.waitFor("Stopped")
 	s.waitPrompt()
 	s.run("kill %1")
-	s.waitFor("capwrap: killed by SIGTERM · ", 5*time.Second)
+	s.waitFor("capwrap: killed by SIGTERM · ")
 	s.run(`echo "alive-$((1+2))"`)
-	s.waitFor("alive-3", 5*time.Second)
+	s.waitFor("alive-3")
 	s.checkSane()
 
 	s.clear()
-	s.run(`capwrap --tee -- sh -c 'echo "rea""dy"; sleep 1; echo "pipe-""end"' | cat`)
-	s.waitFor("\nready", 5*time.Second)
+	s.run(`capwrap --tee -- sh -c 'echo "rea""dy"; for i in $(seq 1200); do [ -e go3 ] && break; sleep 0.05; done; echo "pipe-""end"' | cat`)
+	s.waitFor("\nready")
 	s.tmux("send-keys", "-t", "t", "C-z")
-	s.waitFor("Stopped", 5*time.Second)
+	s.waitFor("Stopped")
 	s.waitPrompt()
+	touch(t, filepath.Join(s.dir, "go3"))
 	s.run("fg")
-	s.waitFor("pipe-end", 5*time.Second)
+	s.waitFor("pipe-end")
 	s.waitPrompt()
 	s.checkSane()
 }
@@ -319,7 +355,7 @@ func TestTerminalBackgroundRead(t *testing.T) {
 		pids := inSession(name)
 		return len(pids) == 1 && procStat(t, pids[0])[0] == "T"
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(termPatience)
 	for !(stopped("cat") && stopped("capwrap")) {
 		if time.Now().After(deadline) {
 			t.Fatalf("cat stopped %v, capwrap stopped %v: the job did not stop with its reader; screen:\n%s",
@@ -329,11 +365,11 @@ func TestTerminalBackgroundRead(t *testing.T) {
 	}
 	s.waitPrompt()
 	s.run("jobs")
-	s.waitFor("Stopped", 5*time.Second)
+	s.waitFor("Stopped")
 	s.waitPrompt()
 	s.run("fg")
 	cat := inSession("cat")[0]
-	deadline = time.Now().Add(5 * time.Second)
+	deadline = time.Now().Add(termPatience)
 	for st := procStat(t, cat); st[0] == "T" || st[2] != st[5]; st = procStat(t, cat) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after fg cat is in state %s, group %s, terminal's group %s", st[0], st[2], st[5])
@@ -341,7 +377,7 @@ func TestTerminalBackgroundRead(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.run("typed after fg")
-	deadline = time.Now().Add(5 * time.Second)
+	deadline = time.Now().Add(termPatience)
 	for strings.Count(s.screen(), "typed after fg") < 2 { // the terminal's echo, then cat's
 		if time.Now().After(deadline) {
 			t.Fatalf("cat did not echo the line; screen:\n%s", s.screen())
@@ -349,12 +385,33 @@ func TestTerminalBackgroundRead(t *testing.T) {
 		time.Sleep(30 * time.Millisecond)
 	}
 	s.tmux("send-keys", "-t", "t", "C-c")
-	s.waitFor("capwrap: killed by SIGINT · ", 5*time.Second)
+	s.waitFor("capwrap: killed by SIGINT · ")
 	s.waitPrompt()
 	if pids := inSession("cat"); len(pids) > 0 {
 		t.Fatalf("cat is left: pid %v", pids)
 	}
 	s.checkSane()
+}
+
+// waitState waits until process pid is in state (R, S, T...).
+func waitState(t *testing.T, pid, state string) {
+	t.Helper()
+	deadline := time.Now().Add(termPatience)
+	for st := procStat(t, pid); st[0] != state; st = procStat(t, pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %s is in state %s, not %s", pid, st[0], state)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// touch creates an empty file: the go-ahead a test gives a command that
+// waits for it.
+func touch(t *testing.T, name string) {
+	t.Helper()
+	if err := os.WriteFile(name, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // procStat returns the fields of /proc/PID/stat after the command name:
@@ -394,12 +451,12 @@ func TestTerminalPager(t *testing.T) {
 	for _, cmd := range cmds {
 		s.clear()
 		s.run(cmd)
-		sc := s.waitFor("line 030", 5*time.Second)
+		sc := s.waitFor("line 030")
 		if strings.Contains(sc, "line 150") {
 			t.Fatalf("%s: less did not page:\n%s", cmd, sc)
 		}
 		s.tmux("send-keys", "-t", "t", "q")
-		s.waitFor("capwrap: exit 0 · ", 5*time.Second)
+		s.waitFor("capwrap: exit 0 · ")
 		s.checkSane()
 	}
 }
@@ -410,12 +467,12 @@ func TestTerminalPager(t *testing.T) {
 func TestTerminalPipeIsTee(t *testing.T) {
 	s := newTermSession(t)
 	s.run(`capwrap -- seq 100000 | grep -c '^[0-9]'; echo "rc=$?"`)
-	sc := s.waitFor("\nrc=", 10*time.Second)
+	sc := s.waitFor("\nrc=")
 	if !strings.Contains(sc, "\n100000\n") || !strings.Contains(sc, "capwrap: exit 0 · ") || strings.Contains(sc, "capwrap-receipt") {
 		t.Fatalf("want 100000 lines through the pipe and the summary on the terminal:\n%s", sc)
 	}
 	s.run(`X=$(capwrap -- seq 3); echo "got $(echo $X)"`)
-	sc = s.waitFor("\ngot ", 5*time.Second)
+	sc = s.waitFor("\ngot ")
 	if !strings.Contains(sc, "got 1 2 3\n") {
 		t.Fatalf("command substitution did not get the stream:\n%s", sc)
 	}

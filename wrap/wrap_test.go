@@ -3,6 +3,7 @@ package wrap
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -49,6 +50,40 @@ func (b *buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// patience is the deadline of a wait for a condition: generous, since a
+// busy machine may take seconds to start a shell, and only a test that
+// already failed waits that long.
+const patience = 30 * time.Second
+
+// waitFile waits until the file name exists (a command's sign that it has
+// got somewhere), up to patience.
+func waitFile(name string) error {
+	deadline := time.Now().Add(patience)
+	for {
+		if _, err := os.Stat(name); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no %s after %v", name, patience)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// groupGone waits for process group pgid to have no live member. A member
+// sent SIGKILL as Run returned may take a moment to die on a busy machine;
+// one nobody killed lives 30 s in these tests, and 10 s is the bound.
+func groupGone(pgid int) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for groupAlive(pgid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 func run(t *testing.T, cfg Config, args ...string) (Result, string, string) {
@@ -123,6 +158,8 @@ func TestBothStreamsDrainedConcurrently(t *testing.T) {
 func TestDrainTimeoutWithGrandchildHoldingPipe(t *testing.T) {
 	start := time.Now()
 	res, out, _ := run(t, Config{DrainTimeout: 300 * time.Millisecond}, "sh", "-c", "sleep 30 & echo started")
+	// Held open, the drain would last 30 s; 5 s is generous for a busy
+	// machine to end it 300 ms after the exit.
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("took %v", d)
 	}
@@ -139,7 +176,7 @@ func TestTimeoutLeavesNoSurvivor(t *testing.T) {
 	if res.State != StateSignaled || !res.TimedOut {
 		t.Fatalf("state %s", res.State)
 	}
-	if groupAlive(pid) {
+	if !groupGone(pid) {
 		t.Fatalf("process group %d still has live members", pid)
 	}
 }
@@ -150,12 +187,9 @@ func TestSignalsForwardedToGroup(t *testing.T) {
 			if ignoredAtStart(sig) {
 				t.Skipf("the test started with %v ignored: capwrap leaves it so", sig)
 			}
-			cfg := Config{OnStart: func(int) {
-				go func() {
-					time.Sleep(200 * time.Millisecond)
-					_ = syscall.Kill(syscall.Getpid(), sig)
-				}()
-			}}
+			// Sent once the child runs; caught, it waits on the channel
+			// until Run forwards it.
+			cfg := Config{OnStart: func(int) { _ = syscall.Kill(syscall.Getpid(), sig) }}
 			res, _, _ := run(t, cfg, "sleep", "10")
 			if res.State != StateSignaled || res.Signal != sig {
 				t.Fatalf("state %s signal %v, want signaled by %v", res.State, res.Signal, sig)
@@ -243,6 +277,7 @@ func TestPTYDrainTimeout(t *testing.T) {
 	}
 	start := time.Now()
 	res, out, _ := run(t, Config{PTY: PTYBoth, DrainTimeout: 300 * time.Millisecond}, "sh", "-c", "sleep 30 & echo started")
+	// As in TestDrainTimeoutWithGrandchildHoldingPipe: 30 s held, 5 s generous.
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("took %v", d)
 	}
@@ -337,37 +372,45 @@ func TestForwardedSignalEscalates(t *testing.T) {
 		script string
 		signal syscall.Signal // the direct child's end
 	}{
-		{"child ignores SIGTERM", `trap "" TERM; sleep 30`, syscall.SIGKILL},
-		{"descendant ignores SIGTERM", `(trap "" TERM; exec sleep 30) >/dev/null 2>&1 & exec sleep 30`, syscall.SIGTERM},
+		// The process that ignores SIGTERM creates the file $0 once its
+		// trap is set; the SIGTERM is sent then.
+		{"child ignores SIGTERM", `trap "" TERM; : >"$0"; sleep 30`, syscall.SIGKILL},
+		{"descendant ignores SIGTERM", `(trap "" TERM; : >"$0"; exec sleep 30) >/dev/null 2>&1 & exec sleep 30`, syscall.SIGTERM},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var pid atomic.Int64
+			ready := t.TempDir() + "/ready"
+			sent := make(chan time.Time, 1)
 			cfg := Config{KillAfter: 300 * time.Millisecond, OnStart: func(p int) {
 				pid.Store(int64(p))
 				go func() {
-					time.Sleep(200 * time.Millisecond)
+					if err := waitFile(ready); err != nil {
+						t.Error(err)
+					}
+					sent <- time.Now()
 					_ = syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
 				}()
 			}}
 			done := make(chan Result, 1)
-			start := time.Now()
-			go func() { res, _, _ := run(t, cfg, "sh", "-c", tc.script); done <- res }()
+			go func() { res, _, _ := run(t, cfg, "sh", "-c", tc.script, ready); done <- res }()
 			var res Result
 			select {
 			case res = <-done:
-			case <-time.After(10 * time.Second):
+			case <-time.After(patience + 10*time.Second):
 				_ = syscall.Kill(-int(pid.Load()), syscall.SIGKILL)
 				<-done
-				t.Fatal("the group outlived the forwarded SIGTERM by 10 s: no SIGKILL after kill-after")
+				t.Fatal("the group outlived the forwarded SIGTERM: no SIGKILL after kill-after")
 			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("took %v", d)
+			// The SIGKILL is due 300 ms after the SIGTERM; without it the
+			// group would live 30 s. 5 s is generous for a busy machine.
+			if d := time.Since(<-sent); d > 5*time.Second {
+				t.Errorf("took %v after the SIGTERM", d)
 			}
 			if res.State != StateSignaled || res.Signal != tc.signal || res.Forwarded != syscall.SIGTERM || !res.Escalated {
 				t.Errorf("state %s signal %v forwarded %v escalated %v, want signaled by %v after a forwarded SIGTERM and SIGKILL",
 					res.State, res.Signal, res.Forwarded, res.Escalated, tc.signal)
 			}
-			if groupAlive(int(pid.Load())) {
+			if !groupGone(int(pid.Load())) {
 				t.Errorf("process group %d still has live members", pid.Load())
 			}
 		})
@@ -417,12 +460,15 @@ func TestDrainTimeoutZeroKeepsWhatTheChildWrote(t *testing.T) {
 }
 
 // stallWriter blocks its first Write until the child has exited and stall
-// more has passed: a disk that stalls just when the child ends.
+// more has passed: a disk that stalls just when the child ends. Then it
+// returns, and after (a moment, in the background) it calls release.
 type stallWriter struct {
 	buffer
-	pid   atomic.Int64
-	stall time.Duration
-	once  sync.Once
+	pid     atomic.Int64
+	stall   time.Duration
+	after   time.Duration
+	release func()
+	once    sync.Once
 }
 
 func (w *stallWriter) Write(p []byte) (int, error) {
@@ -431,19 +477,37 @@ func (w *stallWriter) Write(p []byte) (int, error) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		time.Sleep(w.stall)
+		go func() { time.Sleep(w.after); w.release() }()
 	})
 	return w.buffer.Write(p)
 }
 
 // TestDrainClockStopsWhileWriting: SPEC §3, a slow disk is not the drain
-// timeout's business. stdout's pump is blocked writing for 2 s after the
-// child exits; its drain clock does not run meanwhile, so the output a
-// descendant (holding stdout only) writes 2.5 s after the exit is within a
-// drain timeout of 1 s, and both streams reach end of file.
+// timeout's business. stdout's pump is blocked writing for 3 s after the
+// child exits, longer than the drain timeout of 2 s; its drain clock does
+// not run meanwhile. A descendant holding stdout writes its line and exits
+// when told to (it reads a FIFO), 200 ms after the pump's Write returned:
+// within the drain timeout counted from there (1.8 s to spare for a busy
+// machine), but long after one counted from the exit (a pump that counted
+// the Write would find its deadline passed and the descendant still
+// holding the pipe: cut, drain_timeout).
 func TestDrainClockStopsWhileWriting(t *testing.T) {
-	out, errb := &stallWriter{stall: 2 * time.Second}, &buffer{}
-	res := Run(Config{Args: []string{"sh", "-c", "(sleep 2.5; echo late) 2>/dev/null & echo early"},
-		Stdout: out, Stderr: errb, DrainTimeout: time.Second, KillAfter: 5 * time.Second,
+	fifo := t.TempDir() + "/go"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	out, errb := &stallWriter{stall: 3 * time.Second, after: 200 * time.Millisecond, release: func() {
+		// Opening blocks until the descendant opens the FIFO to read.
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.WriteString("go\n")
+			f.Close()
+		}
+		released <- err
+	}}, &buffer{}
+	res := Run(Config{Args: []string{"sh", "-c", `(read x <"$0"; echo late) 2>/dev/null & echo early`, fifo},
+		Stdout: out, Stderr: errb, DrainTimeout: 2 * time.Second, KillAfter: 5 * time.Second,
 		OnStart: func(pid int) { out.pid.Store(int64(pid)) }})
 	if res.ExitCode != 0 {
 		t.Fatalf("exit %d (%v)", res.ExitCode, res.StartErr)
@@ -454,16 +518,25 @@ func TestDrainClockStopsWhileWriting(t *testing.T) {
 	if res.DrainTimedOut {
 		t.Error("drain timed out: the time spent writing counted")
 	}
+	if err := <-released; err != nil {
+		t.Error(err)
+	}
 }
 
 // TestDrainTimeoutWithChattyDescendant: a descendant that keeps writing
 // after the direct child exited cannot hold the drain open: it ends about
-// DrainTimeout later, partial.
+// DrainTimeout later, partial. (The descendant, yes, never ends by itself,
+// however fast the pipe; the test ends its group.)
 func TestDrainTimeoutWithChattyDescendant(t *testing.T) {
 	start := time.Now()
-	res := Run(Config{Args: []string{"sh", "-c", "(yes | head -c 2000000000) & echo started"},
-		Stdout: io.Discard, Stderr: io.Discard, DrainTimeout: 300 * time.Millisecond, KillAfter: 5 * time.Second})
+	var pid atomic.Int64
+	t.Cleanup(func() { _ = syscall.Kill(-int(pid.Load()), syscall.SIGKILL) })
+	res := Run(Config{Args: []string{"sh", "-c", "yes & echo started"},
+		Stdout: io.Discard, Stderr: io.Discard, DrainTimeout: 300 * time.Millisecond, KillAfter: 5 * time.Second,
+		OnStart: func(p int) { pid.Store(int64(p)) }})
 	t.Logf("took %v, read %d bytes", time.Since(start), res.ObservedStdout)
+	// A drain held open would last as long as yes writes: for good. 5 s is
+	// generous for one cut 300 ms after the exit on a busy machine.
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("took %v", d)
 	}

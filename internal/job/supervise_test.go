@@ -48,12 +48,19 @@ func TestJobLinkEOFStopsAttachedJob(t *testing.T) {
 			sigs := j.Signals()
 			tc.before(j)
 			l.Close()
+			// The SIGTERM that must come is waited for up to 30 s; one
+			// that must not would come within milliseconds of the EOF
+			// (a goroutine of this process), so a second is generous.
+			wait := 30 * time.Second
+			if !tc.stop {
+				wait = time.Second
+			}
 			select {
 			case s := <-sigs:
 				if !tc.stop || s != syscall.SIGTERM {
 					t.Errorf("got %v", s)
 				}
-			case <-time.After(500 * time.Millisecond):
+			case <-time.After(wait):
 				if tc.stop {
 					t.Errorf("no SIGTERM when the launcher went away")
 				}
@@ -109,7 +116,7 @@ func TestJobControl(t *testing.T) {
 			if s != want {
 				t.Errorf("got %v, want %v", s, want)
 			}
-		case <-time.After(time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatalf("no %v", want)
 		}
 	}
