@@ -189,8 +189,13 @@ func TestTerminalInteractiveShell(t *testing.T) {
 	s.run("capwrap -- bash --noprofile --rcfile " + rc)
 	s.waitFor("INNER$")
 	s.waitReadline()
-	s.run(`echo "inner-$((20+22))"`)
-	s.waitFor("inner-42") // not in what was typed
+	// What is typed shows as it is typed: the echo's last byte ("o", which
+	// may begin a keyword) does not wait for the next key (the live copy
+	// shows a public keyword's beginning once the stream is idle).
+	s.tmux("send-keys", "-t", "t", "-l", `echo "inner-$((20+22))" typed-hello`)
+	s.waitFor("typed-hello")
+	s.tmux("send-keys", "-t", "t", "Enter")
+	s.waitFor("inner-42 typed-hello") // not in what was typed
 	if _, err := exec.LookPath("less"); err == nil {
 		// The pager reads its keys from the shell's stderr, capwrap's pty
 		// (key relay); what is typed right after q goes to the shell.

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -27,9 +28,10 @@ import (
 const termPatience = 30 * time.Second
 
 var (
-	termBinOnce sync.Once
-	termBin     string
-	termBinErr  error
+	termSessions atomic.Int64 // sessions started, for their socket names
+	termBinOnce  sync.Once
+	termBin      string
+	termBinErr   error
 )
 
 // termCapwrap builds the real binary once for all the terminal tests.
@@ -73,7 +75,10 @@ func newTermSession(t *testing.T) *termSession {
 		t.Skip("tmux is not installed (.ci/run installs it)")
 	}
 	bin := termCapwrap(t)
-	s := &termSession{t: t, socket: fmt.Sprintf("capwrap-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-")), dir: t.TempDir()}
+	// A server of its own per session, also with -count=N (a new server on
+	// the socket of one still exiting is told "server exited unexpectedly").
+	s := &termSession{t: t, dir: t.TempDir(),
+		socket: fmt.Sprintf("capwrap-test-%d-%d-%s", os.Getpid(), termSessions.Add(1), strings.ReplaceAll(t.Name(), "/", "-"))}
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", s.socket, "kill-server").Run()
 		// kill-server leaves the socket file behind.

@@ -46,3 +46,16 @@ func (w *Writer) Close() error { return w.w.Close() }
 // redaction.replaced, SPEC §7): overlapping and adjacent secrets merged into
 // one marker count once.
 func (w *Writer) Replaced() int64 { return w.w.Replaced() }
+
+// Tentative returns the bytes at the end of the input that the Writer holds
+// back only because they may begin one of the policy's keywords whose own
+// text is public (the catalogue's "ghp_" or "password", a --redact-pattern's
+// literal prefix), with nothing else pending; nil otherwise, and always
+// while a value waits for a decision or the held bytes may begin a literal
+// secret (an environment value, a --redact-file line). They are at most the
+// longest keyword's length, in bytes, and reveal no secret: tee mode shows
+// them on the live copy after a pause, so that a shell's echo or a prompt
+// does not lag (SPEC §6; README "Decisions"). The slice is valid until the
+// next Write or Close, and Tentative must not be called concurrently with
+// them.
+func (w *Writer) Tentative() []byte { return w.w.Tentative() }

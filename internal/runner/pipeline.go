@@ -15,14 +15,32 @@ import (
 // compiling when the command starts; the first Write (or Close) waits for
 // it, so compiling overlaps with the spawn. Should the policy fail, the sink
 // writes nothing (fail closed) and the run reports the error.
+//
+// In tee mode live is the stream's live copy: when the redactor holds back
+// only the beginning of a public keyword (Writer.Tentative: an echoed "o"
+// that may begin "oauth", the "l" of a terminal's "\e[?2004l") and no byte
+// arrives for tentativeDelay, the live copy shows those bytes at once, so a
+// shell's echo, a prompt or an escape sequence does not wait for the next
+// output. The files and the preview get only what the redactor decided.
 type sink struct {
 	dst   io.Writer
 	ready func() (*redact.Policy, error)
 	mem   *redact.Memory // shared with the run's other stream
+	live  *liveWriter    // tee mode's live copy, also in dst; nil otherwise
 	once  sync.Once
 	w     io.Writer      // dst, the redactor or io.Discard; set by init
 	r     *redact.Writer // the redactor, nil without one
+
+	mu     sync.Mutex  // serializes the redactor between Write, Close and the idle show
+	idle   *time.Timer // shows the tentative bytes; nil until first needed
+	closed bool
 }
+
+// tentativeDelay is how long a stream must be idle before its live copy
+// shows what the redactor holds back tentatively: short enough that a
+// typed key's echo looks immediate, long enough that output arriving in
+// several writes is decided first.
+const tentativeDelay = 20 * time.Millisecond
 
 func (s *sink) init() {
 	s.once.Do(func() {
@@ -42,16 +60,46 @@ func (s *sink) init() {
 // Write passes p through the redactor, once the policy is ready.
 func (s *sink) Write(p []byte) (int, error) {
 	s.init()
-	return s.w.Write(p)
+	if s.live == nil || s.r == nil {
+		return s.w.Write(p)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, err := s.w.Write(p)
+	if len(s.r.Tentative()) > 0 {
+		if s.idle == nil {
+			s.idle = time.AfterFunc(tentativeDelay, s.showTentative)
+		} else {
+			s.idle.Reset(tentativeDelay)
+		}
+	}
+	return n, err
+}
+
+// showTentative shows the live copy what the redactor holds tentatively.
+func (s *sink) showTentative() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		if t := s.r.Tentative(); len(t) > 0 {
+			s.live.tentative(t)
+		}
+	}
 }
 
 // Close releases what the redactor holds back.
 func (s *sink) Close() error {
 	s.init()
-	if s.r != nil {
-		return s.r.Close()
+	if s.r == nil {
+		return nil
 	}
-	return nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	return s.r.Close()
 }
 
 // replaced is the number of redactions made in this stream.
@@ -73,21 +121,58 @@ func (s *sink) seen() [][]byte {
 // liveWriter copies a stream to capwrap's own stdout or stderr in tee mode.
 // After the first error (EPIPE: the reader went away) it stops writing there
 // and reports success, so the capture goes on (SPEC §2).
+//
+// It may run ahead of the redactor's decisions by the bytes the sink shows
+// tentatively; the decided output skips them once it reaches them. Should
+// it differ from them (the public prefix began a secret: "gh", then
+// "ghp_…" decided as a marker), the rest of the decided output follows
+// what was shown.
 type liveWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	err     error
-	midLine bool // the last byte written was not a newline
+	midLine bool   // the last byte written was not a newline
+	ahead   []byte // shown tentatively, not decided yet
 }
 
 func (l *liveWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	n := len(p)
+	if len(l.ahead) > 0 && len(p) > 0 {
+		c := 0
+		for c < len(p) && c < len(l.ahead) && p[c] == l.ahead[c] {
+			c++
+		}
+		p = p[c:]
+		if c == len(l.ahead) || len(p) > 0 {
+			l.ahead = l.ahead[:0] // reached, or the decision differs
+		} else {
+			l.ahead = l.ahead[c:] // decided a part of what was shown
+		}
+	}
+	l.write(p)
+	return n, nil
+}
+
+// tentative shows t, the bytes the redactor holds back tentatively, of
+// which the first len(l.ahead) are shown already.
+func (l *liveWriter) tentative(t []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(t) <= len(l.ahead) || string(t[:len(l.ahead)]) != string(l.ahead) {
+		return
+	}
+	t = t[len(l.ahead):]
+	l.write(t)
+	l.ahead = append(l.ahead, t...)
+}
+
+func (l *liveWriter) write(p []byte) {
 	if l.err == nil && len(p) > 0 {
 		_, l.err = l.w.Write(p)
 		l.midLine = p[len(p)-1] != '\n'
 	}
-	return len(p), nil
 }
 
 // lazyCapture creates the run's capture when it is first needed: at the

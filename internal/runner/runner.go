@@ -149,11 +149,17 @@ func prepare(cfg Config) (*run, error) {
 	// masked in stderr from then on, and the other way round (SPEC §6).
 	mem := redact.NewMemory()
 	for i, name := range []string{store.Stdout, store.Stderr} {
-		ws := []io.Writer{r.lazy.stream(name), r.keepers[i]}
-		if l := r.present.live(i); l != nil {
+		// The live copy first, as tee(1) writes its stdout before its
+		// files: a person sees a chunk without waiting for its write to
+		// disk (nor, at the first byte, for the capture's creation).
+		var ws []io.Writer
+		l := r.present.live(i)
+		if l != nil {
 			ws = append(ws, l)
 		}
+		ws = append(ws, r.lazy.stream(name), r.keepers[i])
 		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy, mem: mem}
+		r.sinks[i].live, _ = l.(*liveWriter)
 	}
 	return r, nil
 }

@@ -3,9 +3,11 @@ package runner
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/capwrap/capwrap/redact"
 )
@@ -64,5 +66,111 @@ func TestSinkWaitsForPolicy(t *testing.T) {
 	bad.Close()
 	if out.Len() != 0 {
 		t.Fatalf("failed policy let %q through", out.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSinkShowsTentative: in tee mode the live copy is shown, when the
+// idle timer fires (here: called at once), what the redactor holds back
+// only as a public keyword's beginning (the "l" of an echoed "echo hell"
+// may begin a keyword); the file copy waits for the decision. Neither
+// shows a value that waits for its decision, nor a literal secret's
+// beginning; a tentative beginning that turns into a secret is followed on
+// the live copy by the marker.
+func TestSinkShowsTentative(t *testing.T) {
+	p, err := redact.NewPolicy(redact.Options{Values: []string{"Qz9-hunter2-value"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := func() (*redact.Policy, error) { return p, nil }
+	type step struct {
+		write    string
+		wantLive string // after the idle show
+		wantFile string
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+		end   string // the live copy after Close
+	}{
+		{"an echo's last byte", []step{
+			{"echo hel", "echo hel", "echo he"},
+			{"l", "echo hell", "echo hel"},
+			{"o", "echo hello", "echo hell"},
+			{"\r\n", "echo hello\r\n", "echo hello\r\n"},
+		}, "echo hello\r\n"},
+		{"an escape sequence's final byte", []step{
+			{"\x1b[?2004l", "\x1b[?2004l", "\x1b[?2004"},
+			{"\r", "\x1b[?2004l\r", "\x1b[?2004l\r"},
+		}, "\x1b[?2004l\r"},
+		{"a token's public prefix that turns into a secret", []step{
+			{"key g", "key g", "key "},
+			{"hp_", "key g", "key "}, // a complete token keyword: its span starts at it
+			{"0123456789abcdefghijABCDEFGHIJ012345\n", "key g[REDACTED:github-pat]\n", "key [REDACTED:github-pat]\n"},
+		}, "key g[REDACTED:github-pat]\n"},
+		{"a value after a keyword waits", []step{
+			{"password=S3cr", "password=", "password="},
+			{"3t-Passw0rd\n", "password=[REDACTED:password]\n", "password=[REDACTED:password]\n"},
+		}, "password=[REDACTED:password]\n"},
+		{"a literal secret's beginning waits", []step{
+			{"x Qz9-hun", "x ", "x "},
+			{"ter2-value\n", "x [REDACTED:value]\n", "x [REDACTED:value]\n"},
+		}, "x [REDACTED:value]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var live, file bytes.Buffer
+			l := &liveWriter{w: &live}
+			s := &sink{dst: io.MultiWriter(l, &file), ready: ready, live: l}
+			for _, st := range tc.steps {
+				s.Write([]byte(st.write))
+				s.showTentative()
+				if live.String() != st.wantLive || file.String() != st.wantFile {
+					t.Errorf("after %q: live copy %q, file copy %q; want %q, %q", st.write, live.String(), file.String(), st.wantLive, st.wantFile)
+				}
+			}
+			s.Close()
+			s.showTentative() // after Close: nothing
+			if live.String() != tc.end || file.String() != strings.ReplaceAll(tc.end, "key g[", "key [") {
+				t.Errorf("after Close: live copy %q, file copy %q; want %q", live.String(), file.String(), tc.end)
+			}
+		})
+	}
+}
+
+// TestSinkIdleTimerShowsTentative: the idle show happens by itself, once
+// the stream has been idle for tentativeDelay.
+func TestSinkIdleTimerShowsTentative(t *testing.T) {
+	p, err := redact.NewPolicy(redact.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live syncBuffer
+	l := &liveWriter{w: &live}
+	s := &sink{dst: l, ready: func() (*redact.Policy, error) { return p, nil }, live: l}
+	defer s.Close()
+	s.Write([]byte("echo hell"))
+	deadline := time.Now().Add(30 * time.Second) // generous for a busy machine
+	for live.String() != "echo hell" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the live copy is %q 30 s later, want %q", live.String(), "echo hell")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

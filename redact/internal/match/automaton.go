@@ -232,6 +232,25 @@ func (a *automaton) holdBack(st int32, b []byte) int {
 	return 0
 }
 
+// holdsPublic reports whether every keyword that a suffix of b, the input
+// up to state st, may begin (those holdBack counts) has a Detector: held
+// back, such a suffix is a prefix of public text, never of a literal
+// secret.
+func (a *automaton) holdsPublic(st int32, b []byte, kws []Keyword) bool {
+	for s := st; s != 0; s = a.fail[s] {
+		d := int(a.depth[s])
+		for _, k := range a.holdKw[s] {
+			if a.exact[k] && string(b[len(b)-d:]) != string(a.kws[k][:d]) {
+				continue
+			}
+			if kws[k].Det == nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // outputs returns the indexes of the keywords that end in state st.
 func (a *automaton) outputs(st int32) []int32 {
 	return a.outs[a.outOff[st]:a.outOff[st+1]]

@@ -479,6 +479,28 @@ func (s *stream) frontier() int64 {
 	return f
 }
 
+// tentative is Writer.Tentative: the held suffix when the keyword
+// automaton's hold is all that keeps it, and every keyword it may begin
+// has a Detector (the text of one without is the secret itself).
+func (s *stream) tentative() []byte {
+	if s.err != nil || s.eof || s.inRun || len(s.spans) > 0 || s.rel >= s.pos {
+		return nil
+	}
+	if len(s.rep.vals) > 0 && s.rep.scan < s.pos {
+		return nil // a remembered value may begin in the held bytes
+	}
+	for _, c := range s.cands {
+		if c.from < s.pos {
+			return nil // a detector's value may begin in the held bytes
+		}
+	}
+	d := s.m.ac.holdBack(s.st, s.buf)
+	if d == 0 || s.rel != s.pos-int64(d) || !s.m.ac.holdsPublic(s.st, s.buf, s.m.kws) {
+		return nil
+	}
+	return s.buf[s.rel-s.base : s.pos-s.base]
+}
+
 // compact drops from the buffer what candidates, verification and release
 // no longer need.
 func (s *stream) compact() {

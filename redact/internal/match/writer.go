@@ -72,3 +72,20 @@ func (w *Writer) Close() error {
 // Replaced returns how many markers have been written so far: overlapping
 // and adjacent spans merged into one marker count once.
 func (w *Writer) Replaced() int64 { return w.replaced.Load() }
+
+// Tentative returns the bytes at the end of the input that the Writer holds
+// back only because they may begin a keyword whose own text is public (a
+// keyword with a Detector: the catalogue's "ghp_", "password", a pattern's
+// literal prefix), when nothing else is pending: no candidate, span, run or
+// remembered value reaches into them, and everything before them has been
+// written. They are then at most the longest such keyword's length, in
+// bytes, and none of them is a secret's. It returns nil otherwise (nothing
+// held, a value that waits for its detector's decision, the beginning of a
+// literal secret, after Close). The slice is valid until the next Write or
+// Close; like Write, it must not be called concurrently with them.
+func (w *Writer) Tentative() []byte {
+	if w.closed {
+		return nil
+	}
+	return w.s.tentative()
+}
