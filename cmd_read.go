@@ -27,16 +27,25 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/capwrap/capwrap/internal/text"
+	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/store/readback"
 )
 
 const (
-	readDefaultLimit = 64 << 10 // --limit default, bytes
+	// readDefaultLimit is --limit's default, bytes: with the hint and the
+	// status line on stderr, a default read fits the preview's
+	// 10,000-character view (SPEC §8), which a harness shows whole. The
+	// preview's markers count on it.
+	readDefaultLimit = preview.DefaultReadLimit
+	// readFollowLimit is --limit's default with --follow, bytes: a follow
+	// waits for a line (--until) that may come after more than a page.
+	readFollowLimit  = 64 << 10
 	readStatusPrefix = "capwrap-read "
 	maxGrepContext   = 10000 // -A, -B, -C: lines (8 bytes of memory each for -B)
 )
@@ -58,7 +67,7 @@ func (o *readOptions) addFlags(fs *pflag.FlagSet) {
 	o.limit = readDefaultLimit
 	fs.StringVarP(&o.q.Stream, "stream", "s", "stdout", "the stream to read: stdout or stderr")
 	fs.Var(&o.offset, "offset", "start at this byte offset (bytes, or 64K, 1M...)")
-	fs.Var(&o.limit, "limit", "print at most this many bytes")
+	fs.Var(&o.limit, "limit", "print at most this many bytes (with --follow: 64K)")
 	fs.StringVarP(&o.lines, "lines", "n", "", "lines A:B, 1-based, inclusive; negative counts from the end (-50: is the last 50)")
 	fs.StringVarP(&o.grep, "grep", "e", "", "print the lines matching this regular expression, with line numbers")
 	fs.IntVar(&o.q.Max, "max", 0, "with --grep: stop after this many matching lines (0: no limit but --limit)")
@@ -99,6 +108,9 @@ func runRead(e *env, o readOptions, args []string) error {
 		return failure{msg: fmt.Sprintf("read %s: %v", c.ID, store.UnwrapPath(err))}
 	}
 	readHints(c.ID, q, status, e.d)
+	if status.Truncated {
+		e.d.Hintf("more follows: continue with `%s`", o.continuation(e.global.dir, c.ID, q, status))
+	}
 	line, _ := json.Marshal(status)
 	fmt.Fprintf(e.stderr, "%s%s\n", readStatusPrefix, line)
 	if q.Until != nil && !status.Matched {
@@ -112,6 +124,9 @@ func runRead(e *env, o readOptions, args []string) error {
 func (o *readOptions) query() (readback.Query, error) {
 	q := o.q
 	q.Offset, q.Limit = int64(o.offset), int64(o.limit)
+	if q.Follow && !o.flags.Changed("limit") {
+		q.Limit = readFollowLimit
+	}
 	if !o.flags.Changed("after-context") {
 		q.Context.After = o.context
 	}
@@ -200,8 +215,8 @@ func (o *readOptions) checkModes(q readback.Query) error {
 }
 
 // readHints says what the status of a read of capture id means for the
-// reader: still running, removed, abandoned, and how to continue a
-// truncated read.
+// reader: still running, removed, abandoned (runRead adds how to continue
+// a truncated read).
 func readHints(id string, q readback.Query, status readback.Status, d diag) {
 	switch {
 	case status.Matched:
@@ -215,19 +230,50 @@ func readHints(id string, q readback.Query, status readback.Status, d diag) {
 	case !status.Final && !status.Running:
 		d.Warnf("capture %s was abandoned (capwrap ended without a receipt): the stream holds what was committed", id)
 	}
-	if !status.Truncated {
-		return
+}
+
+// continuation is the command that reads on from where a truncated read
+// stopped, exactly (SPEC §8: it resumes where this one stopped and never
+// repeats a range): the same query from the next line when the read
+// stopped at a line's end in a line range, else from the next byte
+// offset. dirFlag is the global --dir as given ("" if none).
+func (o *readOptions) continuation(dirFlag, id string, q readback.Query, st readback.Status) string {
+	args := []string{"capwrap"}
+	if dirFlag != "" {
+		args = append(args, "--dir", text.ShellQuote(dirFlag))
 	}
+	args = append(args, "read", id)
 	switch {
-	case q.Lines != nil && status.NextLine != nil:
+	case q.Interleaved:
+		args = append(args, "--interleaved")
+	case q.Stream != store.Stdout:
+		args = append(args, "--stream", q.Stream)
+	}
+	if q.Grep != nil {
+		args = append(args, "--grep", text.ShellQuote(q.Grep.String()))
+		if q.Context.Before == q.Context.After && q.Context.Before > 0 {
+			args = append(args, "-C", strconv.Itoa(q.Context.Before))
+		} else {
+			if q.Context.Before > 0 {
+				args = append(args, "-B", strconv.Itoa(q.Context.Before))
+			}
+			if q.Context.After > 0 {
+				args = append(args, "-A", strconv.Itoa(q.Context.After))
+			}
+		}
+		if q.Max > 0 && st.Matches != nil {
+			args = append(args, "--max", strconv.Itoa(max(q.Max-*st.Matches, 1)))
+		}
+	}
+	if o.flags.Changed("limit") {
+		args = append(args, "--limit", strconv.FormatInt(q.Limit, 10))
+	}
+	if q.Lines != nil && st.NextLine != nil && *st.NextLine > 0 && !st.MidLine {
 		end := ""
 		if q.Lines.B != 0 {
 			end = strconv.FormatInt(q.Lines.B, 10)
 		}
-		d.Hintf("more follows: continue with --lines %d:%s", *status.NextLine, end)
-	case q.Lines != nil:
-		d.Hintf("more follows: continue with --offset %d instead of --lines", status.NextOffset)
-	default:
-		d.Hintf("more follows: continue with --offset %d", status.NextOffset)
+		return strings.Join(append(args, "--lines", fmt.Sprintf("%d:%s", *st.NextLine, end)), " ")
 	}
+	return strings.Join(append(args, "--offset", strconv.FormatInt(st.NextOffset, 10)), " ")
 }

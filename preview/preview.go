@@ -29,7 +29,7 @@ const (
 	DefaultStdoutChars = 8000
 	DefaultStderrChars = 2000
 	DefaultMaxBytes    = 16384
-	DefaultReadLimit   = 64 << 10
+	DefaultReadLimit   = 9000 // bytes: `capwrap read`'s page, which fits a 10,000-character view with its status line (SPEC §8)
 )
 
 // Stream is one stream given to Render.
@@ -89,7 +89,7 @@ type Options struct {
 	// prints (`capwrap read`'s --limit default, SPEC §8); 0 means
 	// DefaultReadLimit, a negative value no limit. The marker says its
 	// command "prints them" only when the omitted bytes fit in one read;
-	// otherwise that it "reads them 64 KiB at a time" and how --grep
+	// otherwise that it "reads them 9,000 bytes at a time" and how --grep
 	// finds lines in them.
 	ReadLimit int64
 	// Notes are lines the caller wants in the preview, such as "capwrap:
@@ -190,8 +190,8 @@ type Info struct {
 //     Stream has a ReadCmd, the command that reads exactly that range:
 //     --lines A:B when both cuts are line boundaries, else --offset N
 //     --limit M. It says the command "prints them" only when the range
-//     fits in one read (Options.ReadLimit); a longer one "reads them 64 KiB
-//     at a time" (in offset mode the command is then --offset N alone: an
+//     fits in one read (Options.ReadLimit); a longer one "reads them 9,000
+//     bytes at a time" (in offset mode the command is then --offset N alone: an
 //     explicit --limit M would print all M bytes at once), and, when it
 //     holds a line end, "add `--grep REGEX` to it to find lines in them" (in offset
 //     mode "from there": the search runs on to the end of the stream). The
@@ -403,9 +403,9 @@ func appendSection(dst []byte, s *section, st *Stream, readLimit int64) []byte {
 // (readLimit bytes):
 //
 //	… capwrap: 4,210 bytes (97 lines) of stdout omitted; `capwrap read ID --lines 121:217` prints them …
-//	… capwrap: 871,904 bytes (19,731 lines) of stdout omitted; `capwrap read ID --lines 121:19851` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …
+//	… capwrap: 871,904 bytes (19,731 lines) of stdout omitted; `capwrap read ID --lines 121:19851` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …
 //	… capwrap: 9,000 bytes (within one line) of stdout omitted; `capwrap read ID --offset 2000 --limit 9000` prints them …
-//	… capwrap: 2,089,152 bytes (within one line) of stdout omitted; `capwrap read ID --offset 2000` reads them 64 KiB at a time …
+//	… capwrap: 2,089,152 bytes (within one line) of stdout omitted; `capwrap read ID --offset 2000` reads them 9,000 bytes at a time …
 //
 // --lines A:B when both cuts fall on line boundaries, else --offset N with
 // --limit M when the M omitted bytes fit in one read. A range that does not

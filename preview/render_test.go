@@ -44,8 +44,8 @@ func abbrev(s string) string {
 }
 
 var (
-	linesRE  = regexp.MustCompile("`[^`]* --lines (\\d+):(\\d+)` (?:prints them …|reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …)\n$")
-	offsetRE = regexp.MustCompile("^… capwrap: ([0-9,]+) bytes .*`[^`]* --offset (\\d+)(?: --limit (\\d+)` prints them …|`( reads them 64 KiB at a time)(?:; add `--grep REGEX` to it to find lines from there)? …)\n$")
+	linesRE  = regexp.MustCompile("`[^`]* --lines (\\d+):(\\d+)` (?:prints them …|reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …)\n$")
+	offsetRE = regexp.MustCompile("^… capwrap: ([0-9,]+) bytes .*`[^`]* --offset (\\d+)(?: --limit (\\d+)` prints them …|`( reads them 9,000 bytes at a time)(?:; add `--grep REGEX` to it to find lines from there)? …)\n$")
 )
 
 func atoi(t *testing.T, s string) int {
@@ -145,7 +145,7 @@ func TestRenderLargeLineCut(t *testing.T) {
 	if c := utf8.RuneCountInString(head + tail); c > 8000 || c < 7000 {
 		t.Errorf("head+tail have %d chars", c)
 	}
-	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; `capwrap read ID --lines %d:%d` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …\n",
+	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; `capwrap read ID --lines %d:%d` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …\n",
 		appendCount(nil, int64(len(omitted)), "byte", "bytes"), appendCount(nil, int64(b-a+1), "line", "lines"), a, b)
 	if marker != wantMarker {
 		t.Errorf("marker = %q\nwant %q", marker, wantMarker)
@@ -613,8 +613,8 @@ func TestRenderMarkerFileShort(t *testing.T) {
 		want      []string
 		notWant   string
 	}{
-		{"file ends inside the omission", 110000, []string{" omitted; the capture holds only the stream's first 110,000 bytes: `capwrap read ID --lines 182:` reads the part it holds 64 KiB at a time; add `--grep REGEX` to it to find lines in it …"}, ""},
-		{"file ends inside the omission, within one read", 50000, []string{" omitted; the capture holds only the stream's first 50,000 bytes: `capwrap read ID --lines 182:` prints the part it holds …"}, ""},
+		{"file ends inside the omission", 110000, []string{" omitted; the capture holds only the stream's first 110,000 bytes: `capwrap read ID --lines 182:` reads the part it holds 9,000 bytes at a time; add `--grep REGEX` to it to find lines in it …"}, ""},
+		{"file ends inside the omission, within one read", 10000, []string{" omitted; the capture holds only the stream's first 10,000 bytes: `capwrap read ID --lines 182:` prints the part it holds …"}, ""},
 		{"file ends before the omission", 1000, []string{" omitted; the capture holds only the stream's first 1,000 bytes: they are not in it …"}, "capwrap read"},
 		{"file ends after the omission", int64(len(data)) - 10, []string{" omitted; `capwrap read ID --lines 182:19455` reads them"}, "holds only"},
 	}
@@ -668,7 +668,7 @@ func TestRenderMarkerReadLimit(t *testing.T) {
 		want      string
 	}{
 		{"lines, many reads", lines, 0,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines in them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …"},
 		{"lines, exactly one read", lines, linesOmitted,
 			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
 		{"lines, one byte more than a read", lines, linesOmitted - 1,
@@ -680,11 +680,11 @@ func TestRenderMarkerReadLimit(t *testing.T) {
 		{"lines, no read limit", lines, -1,
 			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
 		{"offset, many reads", long, 0,
-			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000` reads them 64 KiB at a time; add `--grep REGEX` to it to find lines from there …"},
+			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines from there …"},
 		{"offset, one read", long, longOmitted,
 			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000 --limit 142000` prints them …"},
 		{"within one line, many reads", one, 0,
-			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; `" + cmd + " --offset 2000` reads them 64 KiB at a time …"},
+			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; `" + cmd + " --offset 2000` reads them 9,000 bytes at a time …"},
 		{"within one line, one read", one, oneOmitted,
 			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; `" + cmd + " --offset 2000 --limit 1040576` prints them …"},
 	}

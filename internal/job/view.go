@@ -79,10 +79,13 @@ func (v View) final(e store.Entry) (int, syscall.Signal) {
 	return status, sig
 }
 
-// handBack prints the hand-back of running job e (SPEC §10): the preview of
-// what its capture holds so far (text, from previewSoFar; nil when the
-// capture could not be read in time), one line naming the commands that
-// wait for, follow and stop it, and its live receipt as footer
+// handBack prints the hand-back of running job e (SPEC §10): one line
+// that says the command still runs (exit 75 is no failure: it must not be
+// started again) and names the commands that wait for, follow and stop
+// it, before anything else (issue 24: a harness flags 75 as an error, and
+// a model that reads only that may start a second copy); then the preview
+// of what its capture holds so far (text, from previewSoFar; nil when the
+// capture could not be read in time) and its live receipt as footer
 // (process.state running, exit_status null). In tee mode, where the
 // output went by live, only the line is printed, on stderr; in quiet mode
 // only the footer.
@@ -96,10 +99,10 @@ func (v View) handBack(e store.Entry, text []byte, after time.Duration) error {
 		text, line = nil, ""
 	}
 	out := bufio.NewWriter(v.Stdout)
-	out.Write(text)
 	if line != "" {
-		out.WriteString(line + "\n")
+		out.WriteString(line + "\n") // first: a reader that sees 75 and the start knows it runs
 	}
+	out.Write(text)
 	dir := ""
 	if v.Dir != nil { // nil when the tool-outputs directory hung
 		dir = v.Dir.Path() + "/" + e.ID
@@ -114,7 +117,7 @@ const handBackReserve = 900
 
 // handBackLine names the commands that wait for, follow and stop job id.
 func handBackLine(id, dirArg string, after time.Duration) string {
-	return fmt.Sprintf("… capwrap: %s still runs after %v; it goes on in the background: `%s --timeout 60s %s`, `%s %s --follow --timeout 30s`, `%s %s` …",
+	return fmt.Sprintf("capwrap: still running, not failed: the command goes on in the background as job %s after %v; do not start it again. `%s --timeout 60s %s` waits for its end, `%s %s --follow --timeout 30s` follows it, `%s %s` stops it",
 		id, after, text.VerbCommand(dirArg, "wait"), id, text.VerbCommand(dirArg, "read"), id, text.VerbCommand(dirArg, "stop"), id)
 }
 

@@ -173,7 +173,7 @@ func TestLastLinesBoundedMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, _, err := copyRange(w, f, lo, hi, 64<<10, true, buf); err != nil {
+		if _, _, _, err := copyRange(w, f, lo, hi, 64<<10, buf); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -199,5 +199,42 @@ func TestLastLinesBoundedMemory(t *testing.T) {
 	}
 	if limit := uint64(scanBlock + 16<<10); perRun > limit {
 		t.Errorf("%d bytes allocated per read of a %d-byte file, want at most %d", perRun, size, limit)
+	}
+}
+
+// TestCopyRangeCuts: a read longer than its limit is cut after the last
+// newline that fits, or inside a line that does not fit at the last
+// character boundary, never inside a UTF-8 sequence (SPEC §8), so that
+// the next read, at the offset returned, starts with a whole character.
+func TestCopyRangeCuts(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		in        string
+		lo, limit int64
+		want      string
+		truncated bool
+	}{
+		{"fits", "ab\ncd\n", 0, 10, "ab\ncd\n", false},
+		{"after the last newline", "ab\ncd\nef\n", 0, 7, "ab\ncd\n", true},
+		{"a line longer than the limit", "abcdefgh\n", 0, 5, "abcde", true},
+		{"inside a two-byte character", "aéé\n", 0, 4, "aé", true},
+		{"at a character's end", "aéé\n", 0, 3, "aé", true},
+		{"inside a three-byte character", "ab€€", 0, 6, "ab€", true},
+		{"inside a four-byte character", "a😀b", 0, 3, "a", true},
+		{"from inside a line", "xxaéé\n", 2, 4, "aé", true},
+		{"one character longer than the limit", "😀😀", 0, 2, "\xf0\x9f", true},
+		{"a stray continuation byte", "ab\x80\x80cd", 0, 3, "ab\x80", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			r := strings.NewReader(tc.in)
+			n, _, truncated, err := copyRange(&out, r, tc.lo, int64(len(tc.in)), tc.limit, make([]byte, 16))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tc.want || truncated != tc.truncated || n != int64(out.Len()) {
+				t.Errorf("copyRange(%q from %d, limit %d) = %q (n %d), truncated %v; want %q, %v", tc.in, tc.lo, tc.limit, out.String(), n, truncated, tc.want, tc.truncated)
+			}
+		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/capwrap/capwrap/store"
 )
@@ -123,6 +124,11 @@ type Status struct {
 	// NextLine is the line number at NextOffset, when a line or grep read
 	// knows it.
 	NextLine *int64 `json:"next_line,omitempty"`
+	// MidLine says a truncated read stopped inside a line (none of it
+	// fitted whole, or a grep's window inside a long line): the next read
+	// continues at NextOffset, not at a line (NextLine is then absent
+	// for a line read).
+	MidLine bool `json:"mid_line,omitempty"`
 	// Matches is the number of lines a grep printed.
 	Matches *int `json:"matches,omitempty"`
 	// Removed says the capture ended and was not kept (--keep auto on a
@@ -210,35 +216,59 @@ func readStream(d *store.Dir, w *bufio.Writer, e store.Entry, q Query) (Status, 
 	switch {
 	case q.Grep != nil:
 		g, err := grepRange(w, f, lo, hi, firstLine, q.Grep, q.Max, q.Limit, q.Context)
-		st.NextOffset, st.Truncated, st.Matches = g.next, g.truncated, &g.matches
+		st.NextOffset, st.Truncated, st.Matches, st.MidLine = g.next, g.truncated, &g.matches, g.midLine
 		st.NextLine = &g.nextLine
 		return st, err
 	case q.Follow:
 		return follow(d, w, e.ID, f, lo, q, st)
 	}
-	n, nl, truncated, err := copyRange(w, f, lo, hi, q.Limit, q.Lines != nil, buf)
+	n, nl, truncated, err := copyRange(w, f, lo, hi, q.Limit, buf)
 	st.NextOffset, st.Truncated = lo+n, truncated
-	if firstLine > 0 && q.Lines != nil {
+	if truncated && err == nil {
+		if st.MidLine, err = midLine(f, lo+n); err != nil {
+			return st, err
+		}
+	}
+	if firstLine > 0 && q.Lines != nil && !st.MidLine {
 		nextLine := firstLine + nl
 		st.NextLine = &nextLine
 	}
 	return st, err
 }
 
-// copyRange copies r's bytes [lo, hi) to w, at most limit of them. With
-// cutLines a range longer than limit is cut after the last newline that
-// fits (mid-line only when no whole line fits). It returns the bytes
-// copied, the newlines among them and whether it stopped before hi. buf is
-// the block buffer; r shorter than hi is io.ErrUnexpectedEOF.
-func copyRange(w io.Writer, r io.ReaderAt, lo, hi, limit int64, cutLines bool, buf []byte) (n, newlines int64, truncated bool, err error) {
+// midLine reports whether off, a read's end, is inside a line of r: the
+// byte before it is not a newline (and it is not r's start).
+func midLine(r io.ReaderAt, off int64) (bool, error) {
+	if off == 0 {
+		return false, nil
+	}
+	var b [1]byte
+	if err := readBlock(r, b[:], off-1); err != nil {
+		return false, err
+	}
+	return b[0] != '\n', nil
+}
+
+// copyRange copies r's bytes [lo, hi) to w, at most limit of them. A range
+// longer than limit is cut after the last newline that fits, or, when no
+// whole line fits, at the last UTF-8 code-point boundary that does (never
+// inside a character: SPEC §8), so the next read starts where this one
+// stopped with nothing cut in two. It returns the bytes copied, the
+// newlines among them and whether it stopped before hi. buf is the block
+// buffer; r shorter than hi is io.ErrUnexpectedEOF.
+func copyRange(w io.Writer, r io.ReaderAt, lo, hi, limit int64, buf []byte) (n, newlines int64, truncated bool, err error) {
 	end := hi
 	if hi-lo > limit {
 		end, truncated = lo+limit, true
-		if cutLines {
-			if p, found, err := scanBackward(r, lo, end, 1, buf); err != nil {
+		p, found, err := scanBackward(r, lo, end, 1, buf)
+		switch {
+		case err != nil:
+			return 0, 0, true, err
+		case found == 1:
+			end = p
+		default:
+			if end, err = runeStart(r, lo, end); err != nil {
 				return 0, 0, true, err
-			} else if found == 1 {
-				end = p
 			}
 		}
 	}
@@ -262,12 +292,52 @@ func copyRange(w io.Writer, r io.ReaderAt, lo, hi, limit int64, cutLines bool, b
 	return n, newlines, truncated, nil
 }
 
+// runeStart returns where the UTF-8 character that byte end of r falls
+// inside starts, when that is after lo; else end. A cut there leaves every
+// character whole on one side. Invalid UTF-8 (a stray continuation byte)
+// is cut where it is.
+func runeStart(r io.ReaderAt, lo, end int64) (int64, error) {
+	from := max(lo, end-(utf8.UTFMax-1)) // bytes [from, end], end's own when r has it
+	var b [utf8.UTFMax]byte
+	k, err := r.ReadAt(b[:end+1-from], from)
+	if int64(k) < end-from {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return end, err
+	}
+	if int64(k) == end-from || utf8.RuneStart(b[end-from]) {
+		return end, nil // r ends there, or a character starts there
+	}
+	for i := end - 1; i >= from; i-- {
+		c := b[i-from]
+		if !utf8.RuneStart(c) {
+			continue
+		}
+		width := int64(0) // of the sequence c leads
+		switch {
+		case c >= 0xF0:
+			width = 4
+		case c >= 0xE0:
+			width = 3
+		case c >= 0xC0:
+			width = 2
+		}
+		if i+width > end && i > lo {
+			return i, nil
+		}
+		return end, nil
+	}
+	return end, nil
+}
+
 // grepResult is what grepRange reports.
 type grepResult struct {
 	next      int64 // offset after the last line searched and printed
 	nextLine  int64 // line number at next (0 when unknown)
 	matches   int
 	truncated bool
+	midLine   bool // next is inside a line
 }
 
 // Context is how many lines a grep prints around each match, as
@@ -287,6 +357,7 @@ type grepper struct {
 	left       int64 // output budget, bytes
 	firstLine  int64 // as grepRange's
 	line       int64 // number of the line being searched
+	cont       bool  // the segment being searched continues a line (a piece after the first, or the range began inside the line)
 	out        []byte
 	res        grepResult
 
@@ -319,6 +390,10 @@ type grepper struct {
 func grepRange(w io.Writer, r io.ReaderAt, lo, hi, firstLine int64, re *regexp.Regexp, maxMatches int, limit int64, ctx Context) (grepResult, error) {
 	g := grepper{w: w, r: r, re: re, maxMatches: maxMatches, ctx: ctx, left: limit, firstLine: firstLine, line: max(firstLine, 1)}
 	g.startLine, g.printedEnd, g.printedLine = g.line, lo, g.line
+	var err error
+	if g.cont, err = midLine(r, lo); err != nil {
+		return g.res, err
+	}
 	if ctx.Before > 0 {
 		g.starts = make([]int64, ctx.Before+1)
 		g.starts[g.line%int64(len(g.starts))] = lo
@@ -353,6 +428,7 @@ func grepRange(w io.Writer, r io.ReaderAt, lo, hi, firstLine int64, re *regexp.R
 // stops here.
 func (g *grepper) segment(seg []byte, start, end, hi int64) (done bool, err error) {
 	complete := seg[len(seg)-1] == '\n'
+	defer func() { g.cont = !complete }()
 	text := seg
 	if complete {
 		text = seg[:len(seg)-1]
@@ -383,8 +459,12 @@ func (g *grepper) segment(seg []byte, start, end, hi int64) (done bool, err erro
 }
 
 // match prints the matching segment text, bytes [start, end), with its
-// before-context, or says where the next read starts.
+// before-context, or says where the next read starts. A segment longer
+// than grepLongLine is printed as windows around its matches instead.
 func (g *grepper) match(text []byte, start, end, hi int64, complete bool) (done bool, err error) {
+	if len(text) > grepLongLine || g.cont {
+		return g.windows(text, start, end, hi, complete)
+	}
 	// The before-context: the lines since the last one printed, at most
 	// ctx.Before of them (and the pieces of this line before this one).
 	cs, csLine := start, g.line
@@ -455,6 +535,90 @@ func (g *grepper) match(text []byte, start, end, hi int64, complete bool) (done 
 		return true, nil
 	}
 	return false, nil
+}
+
+// Windows of a grep inside a long line (SPEC §8: a window around each
+// match, also inside a line of any length).
+const (
+	grepLongLine = 1000 // a matching line longer than this, bytes, is printed as windows
+	grepWindow   = 120  // bytes of the line each side of a match, at most
+	grepMatchMax = 200  // bytes of one match printed, at most
+)
+
+// windows prints each match in text, the long segment [start, end), as
+// "LINE@OFFSET:…before MATCH after…": its line number, the stream offset of
+// the match, and up to grepWindow bytes each side (whole characters; "…"
+// where the line goes on). Each window counts as a match; a match inside
+// the window before it is not printed again. It stops at maxMatches or
+// before a window that does not fit; the next read then starts at that
+// match (mid-line). Context lines are not printed around windows: the
+// window is the context. A line longer than grepBlock is searched a piece
+// at a time: a window does not reach into the piece before, and a match
+// across two pieces is not found.
+func (g *grepper) windows(text []byte, start, end, hi int64, complete bool) (done bool, err error) {
+	shown := 0 // the end of the last window printed: a match before it is in it
+	for _, m := range g.re.FindAllIndex(text, -1) {
+		if m[0] < shown {
+			continue
+		}
+		if g.maxMatches > 0 && g.res.matches >= g.maxMatches {
+			g.stopAt(start+int64(m[0]), true)
+			return true, nil
+		}
+		m1 := min(m[1], m[0]+grepMatchMax)
+		a, b := max(0, m[0]-grepWindow), min(len(text), m1+grepWindow)
+		for a < m[0] && !utf8.RuneStart(text[a]) {
+			a++
+		}
+		for b < len(text) && b > m1 && !utf8.RuneStart(text[b]) {
+			b--
+		}
+		g.out = strconv.AppendInt(g.out[:0], g.line, 10)
+		g.out = append(g.out, '@')
+		g.out = strconv.AppendInt(g.out, start+int64(m[0]), 10)
+		g.out = append(g.out, ':')
+		if a > 0 || g.cont {
+			g.out = append(g.out, "…"...)
+		}
+		g.out = append(g.out, text[a:b]...)
+		if b < len(text) || !complete && end < hi {
+			g.out = append(g.out, "…"...)
+		}
+		g.out = append(g.out, '\n')
+		if int64(len(g.out)) > g.left {
+			g.stopAt(start+int64(m[0]), true)
+			return true, nil
+		}
+		if _, err := g.w.Write(g.out); err != nil {
+			return true, err
+		}
+		g.left -= int64(len(g.out))
+		g.res.matches++
+		shown = b
+	}
+	g.printed, g.printedEnd, g.printedLine = true, end, g.line
+	if complete {
+		g.printedLine++
+	}
+	if g.ctx.After > 0 {
+		g.afterUntil = g.line + int64(g.ctx.After)
+	}
+	if g.maxMatches > 0 && g.res.matches >= g.maxMatches && g.ctx.After == 0 {
+		if complete {
+			g.line++
+		}
+		g.res.next, g.res.truncated = end, end < hi
+		g.res.nextLine = lineAt(g.firstLine, g.line, false)
+		return true, nil
+	}
+	return false, nil
+}
+
+// stopAt ends the grep before stream offset next, inside the current
+// line when midLine.
+func (g *grepper) stopAt(next int64, midLine bool) {
+	g.res.next, g.res.truncated, g.res.midLine = next, true, midLine
+	g.res.nextLine = lineAt(g.firstLine, g.line, false)
 }
 
 // groupSeparator is printed between groups of lines that do not touch.
@@ -581,7 +745,7 @@ func follow(d *store.Dir, w *bufio.Writer, id string, f *os.File, lo int64, q Qu
 					return st, err
 				}
 			}
-			n, _, _, err := copyRange(w, f, pos, end, left, false, buf)
+			n, _, truncated, err := copyRange(w, f, pos, end, left, buf)
 			pos += n
 			left -= n
 			st.NextOffset = pos
@@ -589,6 +753,11 @@ func follow(d *store.Dir, w *bufio.Writer, id string, f *os.File, lo int64, q Qu
 				return st, err
 			}
 			if err := w.Flush(); err != nil {
+				return st, err
+			}
+			if truncated { // cut on a line or character boundary before limit
+				st.Truncated = true
+				st.MidLine, err = midLine(f, pos)
 				return st, err
 			}
 		}

@@ -21,30 +21,28 @@ func TestCopyRange(t *testing.T) {
 	c := "aaa\nbbb\nccc\n"
 	tests := []struct {
 		lo, hi, limit int64
-		cut           bool
 		want          string
 		trunc         bool
 	}{
-		{0, 12, 100, true, c, false},
-		{0, 12, 12, true, c, false}, // exactly the limit: whole, not truncated
-		{0, 12, 11, true, "aaa\nbbb\n", true},
-		{0, 12, 9, true, "aaa\nbbb\n", true},
-		{0, 12, 8, true, "aaa\nbbb\n", true}, // the cut falls on a newline
-		{0, 12, 9, false, "aaa\nbbb\nc", true},
-		{0, 12, 2, true, "aa", true}, // no whole line fits: cut mid-line
-		{0, 12, 1, false, "a", true},
-		{4, 12, 5, true, "bbb\n", true},
-		{5, 10, 100, true, "bb\ncc", false}, // a range need not start or end a line
-		{12, 12, 10, true, "", false},
+		{0, 12, 100, c, false},
+		{0, 12, 12, c, false}, // exactly the limit: whole, not truncated
+		{0, 12, 11, "aaa\nbbb\n", true},
+		{0, 12, 9, "aaa\nbbb\n", true},
+		{0, 12, 8, "aaa\nbbb\n", true}, // the cut falls on a newline
+		{0, 12, 2, "aa", true},         // no whole line fits: cut mid-line
+		{0, 12, 1, "a", true},
+		{4, 12, 5, "bbb\n", true},
+		{5, 10, 100, "bb\ncc", false}, // a range need not start or end a line
+		{12, 12, 10, "", false},
 	}
 	for _, tt := range tests {
 		// Blocks under, at and over the line length.
 		for _, block := range []int{1, 3, 4, 5, scanBlock} {
 			var out bytes.Buffer
-			n, nl, trunc, err := copyRange(&out, strings.NewReader(c), tt.lo, tt.hi, tt.limit, tt.cut, make([]byte, block))
+			n, nl, trunc, err := copyRange(&out, strings.NewReader(c), tt.lo, tt.hi, tt.limit, make([]byte, block))
 			if err != nil || out.String() != tt.want || trunc != tt.trunc || n != int64(len(tt.want)) || nl != int64(strings.Count(tt.want, "\n")) {
-				t.Errorf("copyRange(%d, %d, limit %d, cut %v) block %d = %q, %d, %d, %v, %v; want %q, truncated %v",
-					tt.lo, tt.hi, tt.limit, tt.cut, block, out.String(), n, nl, trunc, err, tt.want, tt.trunc)
+				t.Errorf("copyRange(%d, %d, limit %d) block %d = %q, %d, %d, %v, %v; want %q, truncated %v",
+					tt.lo, tt.hi, tt.limit, block, out.String(), n, nl, trunc, err, tt.want, tt.trunc)
 			}
 		}
 	}
@@ -54,7 +52,7 @@ func TestCopyRange(t *testing.T) {
 // meanwhile) gives what it has and io.ErrUnexpectedEOF.
 func TestCopyRangeShortFile(t *testing.T) {
 	var out bytes.Buffer
-	n, _, _, err := copyRange(&out, strings.NewReader("abcde"), 1, 10, 100, false, make([]byte, 3))
+	n, _, _, err := copyRange(&out, strings.NewReader("abcde"), 1, 10, 100, make([]byte, 3))
 	if !errors.Is(err, io.ErrUnexpectedEOF) || n != 4 || out.String() != "bcde" {
 		t.Errorf("copyRange past the end = %q, %d, %v; want \"bcde\", 4, io.ErrUnexpectedEOF", out.String(), n, err)
 	}
@@ -63,6 +61,7 @@ func TestCopyRangeShortFile(t *testing.T) {
 func TestGrepRange(t *testing.T) {
 	const c = "a1\nb\na2\n" // lines at 0, 3, 5; 8 bytes
 	long := strings.Repeat("z", grepBlock+10)
+	needle := strings.Repeat("x", 2000) + "NEEDLE" + strings.Repeat("y", 1000) + "\nhit\n"
 	tests := []struct {
 		name              string
 		content           string
@@ -73,24 +72,42 @@ func TestGrepRange(t *testing.T) {
 		want              string
 		res               grepResult
 	}{
-		{"all", c, 0, 8, 1, "a", 0, 100, "1:a1\n3:a2\n", grepResult{8, 4, 2, false}},
-		{"none", c, 0, 8, 1, "x", 0, 100, "", grepResult{8, 4, 0, false}},
-		{"max stops", c, 0, 8, 1, "a", 1, 100, "1:a1\n", grepResult{3, 2, 1, true}},
-		{"max at the end", c, 0, 8, 1, "a", 2, 100, "1:a1\n3:a2\n", grepResult{8, 4, 2, false}},
-		{"limit before a match", c, 0, 8, 1, "a", 0, 6, "1:a1\n", grepResult{5, 3, 1, true}},
-		{"limit exactly", c, 0, 8, 1, "a", 0, 10, "1:a1\n3:a2\n", grepResult{8, 4, 2, false}},
-		{"first match cut", c, 0, 8, 1, "a", 0, 3, "1:a", grepResult{3, 2, 0, true}},
-		{"part of the file", c, 0, 5, 1, "a", 0, 100, "1:a1\n", grepResult{5, 3, 1, false}},
-		{"numbered from firstLine", c, 3, 8, 2, "a|b", 0, 100, "2:b\n3:a2\n", grepResult{8, 4, 2, false}},
-		{"relative numbers", c, 3, 8, 0, "a", 0, 100, "2:a2\n", grepResult{8, 0, 1, false}},
-		{"no final newline", "x\nab", 0, 4, 1, "b", 0, 100, "2:ab\n", grepResult{4, 2, 1, false}},
-		{"anchors see the line without its newline", c, 0, 8, 1, "^b$", 0, 100, "2:b\n", grepResult{8, 4, 1, false}},
-		{"long line in pieces", long + "\nhit\n", 0, int64(len(long)) + 5, 1, "z", 0, 2 * grepBlock,
-			"1:" + long[:grepBlock] + "\n1:" + long[grepBlock:] + "\n", grepResult{int64(len(long)) + 5, 3, 2, false}},
+		{"all", c, 0, 8, 1, "a", 0, 100, "1:a1\n3:a2\n", grepResult{8, 4, 2, false, false}},
+		{"none", c, 0, 8, 1, "x", 0, 100, "", grepResult{8, 4, 0, false, false}},
+		{"max stops", c, 0, 8, 1, "a", 1, 100, "1:a1\n", grepResult{3, 2, 1, true, false}},
+		{"max at the end", c, 0, 8, 1, "a", 2, 100, "1:a1\n3:a2\n", grepResult{8, 4, 2, false, false}},
+		{"limit before a match", c, 0, 8, 1, "a", 0, 6, "1:a1\n", grepResult{5, 3, 1, true, false}},
+		{"limit exactly", c, 0, 8, 1, "a", 0, 10, "1:a1\n3:a2\n", grepResult{8, 4, 2, false, false}},
+		{"first match cut", c, 0, 8, 1, "a", 0, 3, "1:a", grepResult{3, 2, 0, true, false}},
+		{"part of the file", c, 0, 5, 1, "a", 0, 100, "1:a1\n", grepResult{5, 3, 1, false, false}},
+		{"numbered from firstLine", c, 3, 8, 2, "a|b", 0, 100, "2:b\n3:a2\n", grepResult{8, 4, 2, false, false}},
+		{"relative numbers", c, 3, 8, 0, "a", 0, 100, "2:a2\n", grepResult{8, 0, 1, false, false}},
+		{"no final newline", "x\nab", 0, 4, 1, "b", 0, 100, "2:ab\n", grepResult{4, 2, 1, false, false}},
+		{"anchors see the line without its newline", c, 0, 8, 1, "^b$", 0, 100, "2:b\n", grepResult{8, 4, 1, false, false}},
+		{"a needle inside a long line: its window", needle, 0, int64(len(needle)), 1, "NEEDLE", 0, 1000,
+			"1@2000:…" + strings.Repeat("x", grepWindow) + "NEEDLE" + strings.Repeat("y", grepWindow) + "…\n",
+			grepResult{int64(len(needle)), 3, 1, false, false}},
+		{"each match a window, then the lines after", needle + needle, 0, int64(2 * len(needle)), 1, "NEEDLE|hit", 0, 1000,
+			"1@2000:…" + strings.Repeat("x", grepWindow) + "NEEDLE" + strings.Repeat("y", grepWindow) + "…\n2:hit\n" +
+				"3@" + fmt.Sprint(len(needle)+2000) + ":…" + strings.Repeat("x", grepWindow) + "NEEDLE" + strings.Repeat("y", grepWindow) + "…\n4:hit\n",
+			grepResult{int64(2 * len(needle)), 5, 4, false, false}},
+		{"a window at the line's end, in the line's second piece", long + "Q\nhit\n", 0, int64(len(long)) + 6, 1, "Q", 0, 1000,
+			fmt.Sprintf("1@%d:…", len(long)) + long[grepBlock:] + "Q\n", // the window begins at the piece's start
+			grepResult{int64(len(long)) + 6, 3, 1, false, false}},
+		{"a window that does not fit: the next read starts at its match", needle, 0, int64(len(needle)), 1, "NEEDLE", 0, 100,
+			"", grepResult{2000, 1, 0, true, true}},
+		{"max inside a long line, reached", "aQbQc" + strings.Repeat("d", grepLongLine) + "\n", 0, grepLongLine + 6, 1, "Q", 1, 1000,
+			"1@1:aQbQc" + strings.Repeat("d", grepWindow-3) + "…\n", grepResult{grepLongLine + 6, 2, 1, false, false}}, // the second Q is in the window
+		{"matches inside a window are not printed again", strings.Repeat("ab", 1000) + "\n", 0, 2001, 1, "a", 0, 1000,
+			"1@0:" + strings.Repeat("ab", 60) + "a…\n" +
+				"1@122:…" + strings.Repeat("ab", 120) + "a…\n" +
+				"1@244:…" + strings.Repeat("ab", 120) + "a…\n" +
+				"1@366:…" + strings.Repeat("ab", 120) + "a…\n",
+			grepResult{488, 1, 4, true, true}},
+		{"max inside a long line, a match left", "aQ" + strings.Repeat("d", 500) + "Q" + strings.Repeat("d", 600) + "\n", 0, 1104, 1, "Q", 1, 1000,
+			"1@1:aQ" + strings.Repeat("d", grepWindow) + "…\n", grepResult{502, 1, 1, true, true}},
 		{"after a long line", long + "\nhit\n", 0, int64(len(long)) + 5, 1, "hit", 0, 100,
-			"2:hit\n", grepResult{int64(len(long)) + 5, 3, 1, false}},
-		{"long line's first piece cut", long + "\nhit\n", 0, int64(len(long)) + 5, 1, "z", 0, 10,
-			"1:zzzzzzzz", grepResult{grepBlock, 1, 0, true}},
+			"2:hit\n", grepResult{int64(len(long)) + 5, 3, 1, false, false}},
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
@@ -125,33 +142,33 @@ func TestGrepRangeContext(t *testing.T) {
 		res           grepResult
 	}{
 		{"-C1", c, 0, 1, Context{1, 1}, 0, 1000,
-			"2-b\n3:X1\n4-c\n--\n8-g\n9:X2\n10-h\n11:X3\n12-i\n", grepResult{29, 14, 3, false}},
+			"2-b\n3:X1\n4-c\n--\n8-g\n9:X2\n10-h\n11:X3\n12-i\n", grepResult{29, 14, 3, false, false}},
 		{"-B2", c, 0, 1, Context{2, 0}, 0, 1000,
-			"1-a\n2-b\n3:X1\n--\n7-f\n8-g\n9:X2\n10-h\n11:X3\n", grepResult{29, 14, 3, false}},
+			"1-a\n2-b\n3:X1\n--\n7-f\n8-g\n9:X2\n10-h\n11:X3\n", grepResult{29, 14, 3, false, false}},
 		{"-A2", c, 0, 1, Context{0, 2}, 0, 1000,
-			"3:X1\n4-c\n5-d\n--\n9:X2\n10-h\n11:X3\n12-i\n13-j\n", grepResult{29, 14, 3, false}},
+			"3:X1\n4-c\n5-d\n--\n9:X2\n10-h\n11:X3\n12-i\n13-j\n", grepResult{29, 14, 3, false, false}},
 		{"-C3: groups that touch merge", c, 0, 1, Context{3, 3}, 0, 1000,
-			"1-a\n2-b\n3:X1\n4-c\n5-d\n6-e\n7-f\n8-g\n9:X2\n10-h\n11:X3\n12-i\n13-j\n", grepResult{29, 14, 3, false}},
+			"1-a\n2-b\n3:X1\n4-c\n5-d\n6-e\n7-f\n8-g\n9:X2\n10-h\n11:X3\n12-i\n13-j\n", grepResult{29, 14, 3, false, false}},
 		{"--max 1 -A1: the after-context still", c, 0, 1, Context{0, 1}, 1, 1000,
-			"3:X1\n4-c\n", grepResult{9, 5, 1, true}},
+			"3:X1\n4-c\n", grepResult{9, 5, 1, true, false}},
 		{"--max 1 -B1", c, 0, 1, Context{1, 0}, 1, 1000,
-			"2-b\n3:X1\n", grepResult{7, 4, 1, true}},
+			"2-b\n3:X1\n", grepResult{7, 4, 1, true, false}},
 		{"a group that does not fit is left whole", c, 0, 1, Context{1, 1}, 0, 20,
-			"2-b\n3:X1\n4-c\n", grepResult{15, 8, 1, true}},
+			"2-b\n3:X1\n4-c\n", grepResult{15, 8, 1, true, false}},
 		{"after-context cut at the limit", c, 0, 1, Context{0, 2}, 0, 12,
-			"3:X1\n4-c\n", grepResult{9, 5, 1, true}},
+			"3:X1\n4-c\n", grepResult{9, 5, 1, true, false}},
 		{"the first match without its context", c, 0, 1, Context{2, 0}, 0, 6,
-			"3:X1\n", grepResult{13, 7, 1, true}},
+			"3:X1\n", grepResult{13, 7, 1, true, false}},
 		{"the first match cut", c, 0, 1, Context{2, 2}, 0, 3,
-			"3:X", grepResult{7, 4, 0, true}},
+			"3:X", grepResult{7, 4, 0, true, false}},
 		{"no context before the range", c, 4, 3, Context{2, 0}, 0, 1000,
-			"3:X1\n--\n7-f\n8-g\n9:X2\n10-h\n11:X3\n", grepResult{29, 14, 3, false}},
+			"3:X1\n--\n7-f\n8-g\n9:X2\n10-h\n11:X3\n", grepResult{29, 14, 3, false, false}},
 		{"relative numbers", c, 13, 0, Context{1, 1}, 0, 1000,
-			"2-g\n3:X2\n4-h\n5:X3\n6-i\n", grepResult{29, 0, 2, false}},
+			"2-g\n3:X2\n4-h\n5:X3\n6-i\n", grepResult{29, 0, 2, false, false}},
 		{"a long line as context, in pieces", long + "\nX\n", 0, 1, Context{1, 0}, 0, 3 * grepBlock,
-			"1-" + long[:grepBlock] + "\n1-" + long[grepBlock:] + "\n2:X\n", grepResult{int64(len(long)) + 3, 3, 1, false}},
+			"1-" + long[:grepBlock] + "\n1-" + long[grepBlock:] + "\n2:X\n", grepResult{int64(len(long)) + 3, 3, 1, false, false}},
 		{"the pieces of the match line before it", long + "X\nb\n", 0, 1, Context{1, 1}, 0, 3 * grepBlock,
-			"1-" + long[:grepBlock] + "\n1:" + long[grepBlock:] + "X\n2-b\n", grepResult{int64(len(long)) + 4, 3, 1, false}},
+			fmt.Sprintf("1@%d:…", len(long)) + long[grepBlock:] + "X\n2-b\n", grepResult{int64(len(long)) + 4, 3, 1, false, false}}, // a window: no before-context
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
@@ -313,8 +330,12 @@ func TestRead(t *testing.T) {
 	}{
 		{"all", Query{Stream: store.Stdout, Limit: 100}, "one\ntwo\nthree\nfour\n",
 			Status{Stream: store.Stdout, NextOffset: 19, Size: 19, Final: true}},
-		{"bytes", Query{Stream: store.Stdout, Offset: 4, Limit: 6}, "two\nth",
-			Status{Stream: store.Stdout, NextOffset: 10, Size: 19, Final: true, Truncated: true}},
+		{"bytes cut after a line", Query{Stream: store.Stdout, Offset: 4, Limit: 6}, "two\n",
+			Status{Stream: store.Stdout, NextOffset: 8, Size: 19, Final: true, Truncated: true}},
+		{"bytes inside a line", Query{Stream: store.Stdout, Offset: 9, Limit: 3}, "hre",
+			Status{Stream: store.Stdout, NextOffset: 12, Size: 19, Final: true, Truncated: true, MidLine: true}},
+		{"a line read cut inside its line: no next line", Query{Stream: store.Stdout, Lines: lines(3, 0), Limit: 3}, "thr",
+			Status{Stream: store.Stdout, NextOffset: 11, Size: 19, Final: true, Truncated: true, MidLine: true}},
 		{"stderr", Query{Stream: store.Stderr, Limit: 100}, "E1\nE2\n",
 			Status{Stream: store.Stderr, NextOffset: 6, Size: 6, Final: true}},
 		{"lines cut to whole lines", Query{Stream: store.Stdout, Lines: lines(2, 0), Limit: 12}, "two\nthree\n",
