@@ -33,6 +33,7 @@ test:
 fuzz:
 	$(GO) test ./preview -run '^$$' -fuzz FuzzRender -fuzztime $(FUZZTIME)
 	$(GO) test ./preview -run '^$$' -fuzz FuzzKeeper -fuzztime $(FUZZTIME)
+	$(GO) test ./preview -run '^$$' -fuzz FuzzScanErrors -fuzztime $(FUZZTIME)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzChunking -fuzztime $(FUZZTIME)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzReference -fuzztime $(FUZZTIME)
 	$(GO) test ./redact -run '^$$' -fuzz FuzzPlantedSecret -fuzztime $(FUZZTIME)

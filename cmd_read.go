@@ -31,8 +31,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/text"
-	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/store/readback"
 )
@@ -42,7 +42,7 @@ const (
 	// status line on stderr, a default read fits the preview's
 	// 10,000-character view (SPEC §8), which a harness shows whole. The
 	// preview's markers count on it.
-	readDefaultLimit = preview.DefaultReadLimit
+	readDefaultLimit = runner.ReadPage
 	// readFollowLimit is --limit's default with --follow, bytes: a follow
 	// waits for a line (--until) that may come after more than a page.
 	readFollowLimit  = 64 << 10

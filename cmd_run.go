@@ -85,7 +85,7 @@ func (o *options) notFoundHint(argv []string, d diag) {
 func (o *options) config(argv []string) (runner.Config, error) {
 	cfg := runner.Config{
 		Argv: argv, Dir: o.dir, DirFromFlag: o.dir != "" && !o.fromEnv["dir"],
-		Timeout: o.timeout, KillAfter: o.killAfter, DrainTimeout: o.drainTimeout,
+		Timeout: o.timeout, KillAfter: o.killAfter, DrainTimeout: o.drainTimeout, NoticeAfter: o.noticeAfter,
 		StdoutChars: o.stdoutChars, StderrChars: o.stderrChars, PreviewBytes: int(o.previewBytes),
 		Redaction: runner.Redaction{Off: o.noRedact, EnvNames: o.redactEnv, AllowEnv: o.redactAllowEnv, Files: o.redactFile, Patterns: o.redactPat},
 		NoLabel:   o.noLabel, ReceiptFile: o.receiptFile, Strict: o.strict,
@@ -177,7 +177,7 @@ func (o *options) checkDurations() error {
 	for _, v := range []struct {
 		name string
 		d    time.Duration
-	}{{"timeout", o.timeout}, {"kill-after", o.killAfter}, {"drain-timeout", o.drainTimeout}, {"stall-timeout", o.stallTimeout}} {
+	}{{"timeout", o.timeout}, {"kill-after", o.killAfter}, {"drain-timeout", o.drainTimeout}, {"stall-timeout", o.stallTimeout}, {"notice-after", o.noticeAfter}} {
 		if v.d < 0 {
 			return fmt.Errorf("invalid %s %v: must not be negative", o.source(v.name), v.d)
 		}

@@ -31,6 +31,7 @@ type options struct {
 	timeout      time.Duration
 	killAfter    time.Duration
 	drainTimeout time.Duration
+	noticeAfter  time.Duration
 	stallTimeout time.Duration
 	tee, preview bool
 	quiet        bool
@@ -100,6 +101,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.Var(durationVar(&o.timeout, 0), "timeout", "send SIGTERM to the command's process group after this long (0: never)")
 	fs.Var(durationVar(&o.killAfter, 5*time.Second), "kill-after", "then SIGKILL after this long")
 	fs.Var(durationVar(&o.drainTimeout, time.Second), "drain-timeout", "wait this long for end of output after the command exits")
+	fs.Var(durationVar(&o.noticeAfter, 5*time.Second), "notice-after", "preview mode: name the capture on stdout if the command still runs after this long (0: never)")
 	fs.IntVar(&o.stdoutChars, "stdout-chars", 8000, "preview budget for stdout, in characters, at most 1000000")
 	fs.IntVar(&o.stderrChars, "stderr-chars", 2000, "preview budget for stderr, in characters, at most 1000000")
 	o.previewBytes = 16 << 10

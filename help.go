@@ -76,7 +76,7 @@ var mostUsed = []string{"command", "dir", "keep", "timeout", "background", "back
 // in the man page.
 var metavar = map[string]string{
 	"dir": "DIR", "keep": "WHEN", "receipt-file": "PATH", "background-after": "DURATION", "timeout": "DURATION",
-	"kill-after": "DURATION", "drain-timeout": "DURATION", "stall-timeout": "DURATION",
+	"kill-after": "DURATION", "drain-timeout": "DURATION", "stall-timeout": "DURATION", "notice-after": "DURATION",
 	"stdout-chars": "N", "stderr-chars": "N", "preview-bytes": "SIZE",
 	"max-capture-bytes": "SIZE", "dir-quota": "SIZE", "queue-bytes": "SIZE",
 	"redact-env": "NAME", "redact-allow-env": "NAME", "redact-file": "FILE", "redact-pattern": "REGEX",
@@ -287,6 +287,14 @@ too): Go syntax (500ms, 10s, 2m, 1h30m) or days of 24 hours (7d, 1d12h, 2.5d).
 SIGINT, SIGTERM, SIGHUP or SIGQUIT that capwrap received and passed on to
 the command's process group (as timeout -k). A group still alive this long
 after gets SIGKILL; the receipt's process.reason says so.
+`,
+	"notice-after": `In preview mode, a command still running this long after its start (default
+5s) first gets one line on stdout: "capwrap: still running after 5s, as
+capture ID; should this call end first, capwrap wait ID waits for it and
+capwrap read ID reads what it printed". A harness that kills capwrap at its
+time limit, or moves the call to the background, still shows where the
+output is. The preview that follows is shorter by that line. 0: never. Tee
+and quiet modes, and background jobs, print no such line.
 `,
 	"drain-timeout": `After the command exits, a background descendant may still hold its
 output open. capwrap waits this long for end of output, then finishes the

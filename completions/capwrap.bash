@@ -25,7 +25,7 @@ _capwrap_ids() {
 _capwrap() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local flags="--dir --keep --tee --preview --quiet --receipt-file --background
-        --background-after --timeout --kill-after --drain-timeout --stdout-chars --stderr-chars --preview-bytes
+        --background-after --timeout --kill-after --drain-timeout --notice-after --stdout-chars --stderr-chars --preview-bytes
         --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict
         --no-redact --redact-env --redact-allow-env --redact-file --redact-pattern --no-label --pty
         --color --command --help --version"
@@ -45,7 +45,7 @@ _capwrap() {
         -c | --command) ((i++)); shell=1 ;;
         --command=*) shell=1 ;;
         --dir | --keep | --receipt-file | --background-after | --timeout | --kill-after | \
-            --drain-timeout | --stdout-chars | --stderr-chars | --preview-bytes | --max-capture-bytes | \
+            --drain-timeout | --notice-after | --stdout-chars | --stderr-chars | --preview-bytes | --max-capture-bytes | \
             --dir-quota | --queue-bytes | --stall-timeout | --redact-env | --redact-allow-env | --redact-file | \
             --redact-pattern | --pty | --color)
             ((i++)) ;;
@@ -148,7 +148,7 @@ _capwrap() {
         mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --redact-env | --redact-allow-env)
         mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return ;;
-    --background-after | --timeout | --kill-after | --drain-timeout | --stall-timeout | --stdout-chars | \
+    --background-after | --timeout | --kill-after | --drain-timeout | --notice-after | --stall-timeout | --stdout-chars | \
         --stderr-chars | --preview-bytes | --max-capture-bytes | --dir-quota | \
         --queue-bytes | --redact-pattern | -c | --command)
         return ;;

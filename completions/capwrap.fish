@@ -27,7 +27,7 @@ end
 function __capwrap_rest
     set -l words (commandline -opc)
     set -e words[1]
-    set -l takes_arg --dir --keep --receipt-file --background-after --timeout --kill-after --drain-timeout \
+    set -l takes_arg --dir --keep --receipt-file --background-after --timeout --kill-after --drain-timeout --notice-after \
         --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
         --queue-bytes --stall-timeout --redact-env --redact-allow-env --redact-file --redact-pattern --pty --color \
         -c --command
@@ -107,6 +107,7 @@ complete -c capwrap -n __capwrap_no_subject -l background-after -x -d 'hand the 
 complete -c capwrap -n __capwrap_no_subject -l timeout -x -d 'SIGTERM the command after this long'
 complete -c capwrap -n __capwrap_no_subject -l kill-after -x -d 'then SIGKILL after this long'
 complete -c capwrap -n __capwrap_no_subject -l drain-timeout -x -d 'wait for end of output after exit'
+complete -c capwrap -n __capwrap_no_subject -l notice-after -x -d 'preview mode: name the capture if it still runs after this long'
 complete -c capwrap -n __capwrap_no_subject -l stdout-chars -x -d 'preview budget for stdout'
 complete -c capwrap -n __capwrap_no_subject -l stderr-chars -x -d 'preview budget for stderr'
 complete -c capwrap -n __capwrap_no_subject -l preview-bytes -x -d 'ceiling on the whole preview'
@@ -176,7 +177,7 @@ complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL a
 complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
-complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file background background-after timeout kill-after drain-timeout stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
+complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file background background-after timeout kill-after drain-timeout notice-after stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
 
 # After "--" or the command word: the wrapped command's own completion.
 complete -c capwrap -n '__capwrap_command_words >/dev/null' -a '(__fish_complete_subcommand --commandline (string join " " -- (__capwrap_command_words) (commandline -ct)))'

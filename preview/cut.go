@@ -238,6 +238,7 @@ type section struct {
 	omLines  int64  // newlines in [a, b)
 	lineMode bool   // a and b are line boundaries: lines [la, lb] are omitted
 	la, lb   int64  // 1-based inclusive line range of the omitted bytes
+	aLine    int64  // 1-based number of the line byte a is in
 	chars    int    // characters of head and tail
 }
 
@@ -292,6 +293,7 @@ func (kp *kept) plan(maxC, maxB int) section {
 	nlHead := int64(bytes.Count(headRegion[:a], newline))
 	nlTail := int64(bytes.Count(t[b:], newline))
 	sec.omLines = kp.lines - nlHead - nlTail
+	sec.aLine = nlHead + 1
 
 	// The omitted range is a range of whole lines when a starts a line and
 	// b does, or b is the end of the stream.

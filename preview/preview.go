@@ -57,6 +57,12 @@ type Stream struct {
 	// marker then offers to read back only what the file holds.
 	FileShort bool
 	FileBytes int64
+	// Digest, when not nil, is the error digest of the stream's omitted
+	// part (see ScanErrors), printed after the marker when it was made for
+	// a range inside the part omitted; nil, or one without lines, prints
+	// nothing. The caller makes it for a failed run (SPEC §5) from the
+	// range a first Render omitted (Info.OmittedFrom).
+	Digest *Digest
 }
 
 // Options are the budgets of the preview (SPEC §5). A zero field takes its
@@ -153,6 +159,10 @@ type Info struct {
 	// OmittedLines counts the newline bytes in the omitted range: the
 	// number of lines left out when the cuts fall on line boundaries.
 	OmittedLines int64
+	// OmittedFrom is the stream offset of the omitted range's first byte,
+	// and OmittedLine the 1-based number of the line it is in (both 0
+	// when nothing was omitted).
+	OmittedFrom, OmittedLine int64
 	// Altered tells that the text shown for the stream is not the stream's
 	// bytes as they are: carriage-return frames collapsed, "\r\n" shown as
 	// "\n", ANSI escape sequences removed, control bytes escaped, invalid
@@ -357,6 +367,7 @@ func (s *section) info() Info {
 		in.State = StateTruncated
 		in.OmittedBytes = s.b - s.a
 		in.OmittedLines = s.omLines
+		in.OmittedFrom, in.OmittedLine = s.a, s.aLine
 	}
 	return in
 }
@@ -392,6 +403,9 @@ func appendSection(dst []byte, s *section, st *Stream, readLimit int64) []byte {
 	if !s.whole && s.b > s.a {
 		endLine()
 		dst = appendMarker(dst, s, st, readLimit)
+		if d := st.Digest; d != nil && len(d.Lines) > 0 && !s.binary && d.From >= s.a && d.To <= s.b {
+			dst = appendDigest(dst, d)
+		}
 	}
 	dst = append(dst, s.tail...)
 	endLine()

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 
+	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/preview"
 	"github.com/capwrap/capwrap/receipt"
@@ -32,6 +35,11 @@ type presenter interface {
 	// present prints what follows the run, after receipt.json (SPEC §4);
 	// it returns capwrap's own failure to print, if any.
 	present(o *Outcome) error
+	// running is called, from a timer, when the command still runs
+	// Config.NoticeAfter after its start, with its capture (SPEC §5: the
+	// ID before the end); it may be called after render, and then does
+	// nothing.
+	running(c *store.Capture, after time.Duration)
 }
 
 // newPresenter returns the presenter of mode (ModeAuto resolved already).
@@ -62,17 +70,46 @@ func ChooseMode(m Mode, stdin, stdout, stderr *os.File) Mode {
 }
 
 // footerPresenter prints, after the run, the preview (preview mode) and
-// the receipt footer (preview and quiet modes) on capwrap's stdout.
+// the receipt footer (preview and quiet modes) on capwrap's stdout. In
+// preview mode a run still going after Config.NoticeAfter first gets the
+// running notice.
 type footerPresenter struct {
 	out     io.Writer
 	preview bool
 	cfg     Config
 	text    []byte
+
+	mu       sync.Mutex // the notice's timer against render
+	rendered bool
+	noticed  int // characters of the running notice printed, line end included
 }
 
 func (p *footerPresenter) live(int) io.Writer { return nil }
 
+// running prints, in preview mode, one line that names the capture and the
+// commands that wait for it and read it, so that a harness that kills
+// capwrap at its time limit, or moves it to the background, still shows
+// where the output goes (SPEC §5; issue 24). Its characters are taken from
+// the preview's bound.
+func (p *footerPresenter) running(c *store.Capture, after time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.preview || p.rendered || p.noticed > 0 {
+		return
+	}
+	dirArg := c.Dir().ReadArg(p.cfg.Getenv)
+	line := fmt.Sprintf("capwrap: still running after %v, as capture %s; should this call end first, `%s %s` waits for it and `%s %s` reads what it printed\n",
+		after, c.ID(), text.VerbCommand(dirArg, "wait"), c.ID(), text.VerbCommand(dirArg, "read"), c.ID())
+	if _, err := io.WriteString(p.out, line); err == nil {
+		p.noticed = utf8.RuneCountInString(line)
+	}
+}
+
 func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*preview.Keeper) {
+	p.mu.Lock()
+	p.rendered = true
+	noticed := p.noticed
+	p.mu.Unlock()
 	if !p.preview {
 		return
 	}
@@ -81,15 +118,65 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 	if c != nil {
 		dirArg = c.Dir().ReadArg(p.cfg.Getenv)
 	}
-	var infos [2]preview.Info
-	p.text, infos[0], infos[1] = preview.Render(
+	streams := [2]preview.Stream{
 		p.stream(c, store.Stdout, keepers[0], committed[0]),
 		p.stream(c, store.Stderr, keepers[1], committed[1]),
-		preview.Options{StdoutChars: Budget(p.cfg.StdoutChars), StderrChars: Budget(p.cfg.StderrChars),
-			MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg, dirArg),
-			MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, MaxPrinted) - footerBound(o, c)})
+	}
+	opt := preview.Options{StdoutChars: Budget(p.cfg.StdoutChars), StderrChars: Budget(p.cfg.StderrChars),
+		MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg, dirArg),
+		MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, MaxPrinted) - footerBound(o, c) - noticed}
+	var infos [2]preview.Info
+	p.text, infos[0], infos[1] = preview.Render(streams[0], streams[1], opt)
+	if o.Failed() && c != nil && p.digests(c, &streams, infos) {
+		// Again, with the error digests after the markers: the streams'
+		// text gives way to them.
+		p.text, infos[0], infos[1] = preview.Render(streams[0], streams[1], opt)
+	}
 	o.Previews = [2]*preview.Info{&infos[0], &infos[1]}
 }
+
+// digests gives each stream of a failed run whose preview omitted a part
+// the error digest of that part (SPEC §5), read back from capture c's
+// file (its committed bytes), under the store's stall timeout; it reports
+// whether one has lines to show. A stream that cannot be read gets none.
+func (p *footerPresenter) digests(c *store.Capture, streams *[2]preview.Stream, infos [2]preview.Info) bool {
+	found := false
+	g := guard.New(p.cfg.Limits.StallTimeout)
+	for i, name := range []string{store.Stdout, store.Stderr} {
+		in := infos[i]
+		if in.OmittedBytes == 0 {
+			continue
+		}
+		from, to := in.OmittedFrom, in.OmittedFrom+in.OmittedBytes
+		if st := streams[i]; st.FileShort {
+			to = min(to, st.FileBytes)
+		}
+		if to <= from {
+			continue
+		}
+		var d preview.Digest
+		var err error
+		if herr := g.Do("reading the capture back for the error digest", func() {
+			var f *os.File
+			if f, _, err = c.Dir().OpenStream(c.ID(), name); err != nil {
+				return
+			}
+			defer f.Close()
+			d, err = preview.ScanErrors(io.NewSectionReader(f, from, to-from), from, to, in.OmittedLine)
+		}, nil); herr != nil || err != nil {
+			continue
+		}
+		if len(d.Lines) > 0 {
+			streams[i].Digest = &d
+			found = true
+		}
+	}
+	return found
+}
+
+// ReadPage is the most bytes one `capwrap read` prints by default (its
+// --limit): the preview's omission markers promise no more per read.
+const ReadPage = preview.DefaultReadLimit
 
 // MaxPrinted is the most characters capwrap prints in preview mode with
 // the default budgets, preview, markers, notes and footer together (SPEC
@@ -169,6 +256,7 @@ type teePresenter struct {
 
 func (p *teePresenter) live(i int) io.Writer                                { return p.lives[i] }
 func (p *teePresenter) render(*Outcome, *store.Capture, [2]*preview.Keeper) {}
+func (p *teePresenter) running(*store.Capture, time.Duration)               {} // the output shows by itself
 
 func (p *teePresenter) present(o *Outcome) error {
 	var failed error
@@ -278,6 +366,9 @@ type jobPresenter struct {
 }
 
 func (p *jobPresenter) live(i int) io.Writer { return p.inner.live(i) }
+
+// running does nothing: a job's launch receipt and hand-back name it.
+func (p *jobPresenter) running(*store.Capture, time.Duration) {}
 
 func (p *jobPresenter) render(o *Outcome, c *store.Capture, keepers [2]*preview.Keeper) {
 	p.text.render(o, c, keepers) // preview.txt, for capwrap wait

@@ -236,7 +236,7 @@ func (r *run) spawn() {
 		r.d.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
 	}
 	liveWritten := make(chan struct{})
-	var liveTimer *time.Timer
+	var liveTimer, noticeTimer *time.Timer
 	r.out.Process = wrap.Run(wrap.Config{
 		Watchdog:     wd,
 		Args:         cfg.Argv,
@@ -265,8 +265,18 @@ func (r *run) spawn() {
 				defer close(liveWritten)
 				r.writeLiveReceipt(pid)
 			})
+			if cfg.NoticeAfter > 0 {
+				noticeTimer = time.AfterFunc(cfg.NoticeAfter, func() {
+					if c, err := r.lazy.made(); c != nil && err == nil {
+						r.present.running(c, cfg.NoticeAfter)
+					}
+				})
+			}
 		},
 	})
+	if noticeTimer != nil {
+		noticeTimer.Stop()
+	}
 	if cfg.Hooks != nil {
 		r.out.SignalFrom = cfg.Hooks.Exited(r.out.Process.Forwarded)
 	}

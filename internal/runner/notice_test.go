@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/capwrap/capwrap/preview"
+	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/wrap"
+)
+
+// TestRunningNotice: the running notice (SPEC §5: the ID before the end)
+// is printed once, in preview mode only, never after the preview was
+// rendered, and what it took is taken from the preview's bound: all that
+// preview mode prints stays within MaxPrinted characters.
+func TestRunningNotice(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "to")
+	dir, _, err := store.Open(root, true, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	c, err := dir.Create(time.Now(), store.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Discard()
+	cfg := Config{StdoutChars: preview.DefaultStdoutChars, StderrChars: preview.DefaultStderrChars,
+		PreviewBytes: preview.DefaultMaxBytes, Getenv: os.Getenv}
+
+	var quiet bytes.Buffer
+	(&footerPresenter{out: &quiet, cfg: cfg}).running(c, 5*time.Second)
+	if quiet.Len() != 0 {
+		t.Errorf("quiet mode printed a notice: %q", quiet.String())
+	}
+	var tee bytes.Buffer
+	(&teePresenter{out: &tee, err: &tee}).running(c, 5*time.Second)
+	if tee.Len() != 0 {
+		t.Errorf("tee mode printed a notice: %q", tee.String())
+	}
+
+	var out bytes.Buffer
+	p := &footerPresenter{out: &out, preview: true, cfg: cfg}
+	p.running(c, 5*time.Second)
+	p.running(c, 5*time.Second)
+	if n := strings.Count(out.String(), "capwrap: still running after 5s, as capture "+c.ID()+";"); n != 1 {
+		t.Fatalf("%d notices, want 1:\n%s", n, out.String())
+	}
+	// A failing run whose output is far over the budgets.
+	keepers := [2]*preview.Keeper{preview.NewKeeper(cfg.StdoutChars), preview.NewKeeper(cfg.StdoutChars + cfg.StderrChars)}
+	for i := 0; i < 20000; i++ {
+		keepers[0].Write([]byte("a line of stdout, a line of stdout\n"))
+		keepers[1].Write([]byte("a line of stderr, a line of stderr\n"))
+	}
+	o := &Outcome{Process: wrap.Result{State: wrap.StateExited, ExitCode: 1, PID: 4242}, Place: placeOf(c), Kept: true}
+	p.render(o, c, keepers)
+	p.running(c, 5*time.Second) // after render: nothing
+	if err := p.present(o); err != nil {
+		t.Fatal(err)
+	}
+	if n := utf8.RuneCount(out.Bytes()); n > MaxPrinted {
+		t.Errorf("notice, preview and footer: %d characters, want at most %d", n, MaxPrinted)
+	}
+	if n := strings.Count(out.String(), "still running"); n != 1 {
+		t.Errorf("%d notices after render, want 1", n)
+	}
+}
