@@ -40,9 +40,9 @@ type Stream struct {
 	// Empty means the name of the argument's position in Render.
 	Name string
 	// File is the path of the stream's capture file as shown to the user,
-	// named by the binary summary (for tools such as file(1) or xxd); ""
-	// when no file is kept (the summary then names none). The omission
-	// marker does not name it: its read command names the capture.
+	// named by the binary summary (for tools such as file(1) or xxd) and,
+	// with a ReadCmd, by the omission marker (SPEC §5: for jq, grep and
+	// the like); "" when no file is kept (neither then names one).
 	File string
 	// ReadCmd is the prefix of the command that reads this stream back, e.g.
 	// "capwrap read 20261130T030612Z-k3j4 --stream stderr"; "" when none
@@ -204,8 +204,9 @@ type Info struct {
 //     bytes at a time" (in offset mode the command is then --offset N alone: an
 //     explicit --limit M would print all M bytes at once), and, when it
 //     holds a line end, "add `--grep REGEX` to it to find lines in them" (in offset
-//     mode "from there": the search runs on to the end of the stream). The
-//     marker names the capture only through the command, once;
+//     mode "from there": the search runs on to the end of the stream). With
+//     a read command, the marker names the stream's file first ("; file
+//     F;"), for the tools that read it directly;
 //   - for binary output, one line "… capwrap: binary output, N bytes of
 //     stdout not shown; file F …". Output is binary when it is mostly not
 //     text: at least 64 bytes were kept (of the head or of the tail) and
@@ -412,12 +413,12 @@ func appendSection(dst []byte, s *section, st *Stream, readLimit int64) []byte {
 	return dst
 }
 
-// appendMarker appends the omission marker line. It names the capture once,
-// through the read command, and promises no more than one read prints
-// (readLimit bytes):
+// appendMarker appends the omission marker line. It names the stream's file
+// (when the stream has one and a read command) and the read command, and
+// promises no more than one read prints (readLimit bytes):
 //
-//	… capwrap: 4,210 bytes (97 lines) of stdout omitted; `capwrap read ID --lines 121:217` prints them …
-//	… capwrap: 871,904 bytes (19,731 lines) of stdout omitted; `capwrap read ID --lines 121:19851` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …
+//	… capwrap: 4,210 bytes (97 lines) of stdout omitted; file to/ID/stdout.log; `capwrap read ID --lines 121:217` prints them …
+//	… capwrap: 871,904 bytes (19,731 lines) of stdout omitted; file to/ID/stdout.log; `capwrap read ID --lines 121:19851` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …
 //	… capwrap: 9,000 bytes (within one line) of stdout omitted; `capwrap read ID --offset 2000 --limit 9000` prints them …
 //	… capwrap: 2,089,152 bytes (within one line) of stdout omitted; `capwrap read ID --offset 2000` reads them 9,000 bytes at a time …
 //
@@ -453,6 +454,10 @@ func appendMarker(dst []byte, s *section, st *Stream, readLimit int64) []byte {
 	dst = append(dst, " omitted"...)
 	if st.ReadCmd == "" {
 		return append(dst, " …\n"...)
+	}
+	if st.File != "" {
+		dst = append(dst, "; file "...)
+		dst = appendInline(dst, st.File)
 	}
 	end, them, in := s.b, "them", "in them"
 	if st.FileShort && st.FileBytes < s.b {

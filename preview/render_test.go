@@ -145,7 +145,7 @@ func TestRenderLargeLineCut(t *testing.T) {
 	if c := utf8.RuneCountInString(head + tail); c > 8000 || c < 7000 {
 		t.Errorf("head+tail have %d chars", c)
 	}
-	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; `capwrap read ID --lines %d:%d` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …\n",
+	wantMarker := fmt.Sprintf("… capwrap: %s (%s) of stdout omitted; file tool-outputs/ID/stdout.log; `capwrap read ID --lines %d:%d` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …\n",
 		appendCount(nil, int64(len(omitted)), "byte", "bytes"), appendCount(nil, int64(b-a+1), "line", "lines"), a, b)
 	if marker != wantMarker {
 		t.Errorf("marker = %q\nwant %q", marker, wantMarker)
@@ -613,10 +613,10 @@ func TestRenderMarkerFileShort(t *testing.T) {
 		want      []string
 		notWant   string
 	}{
-		{"file ends inside the omission", 110000, []string{" omitted; the capture holds only the stream's first 110,000 bytes: `capwrap read ID --lines 182:` reads the part it holds 9,000 bytes at a time; add `--grep REGEX` to it to find lines in it …"}, ""},
-		{"file ends inside the omission, within one read", 10000, []string{" omitted; the capture holds only the stream's first 10,000 bytes: `capwrap read ID --lines 182:` prints the part it holds …"}, ""},
-		{"file ends before the omission", 1000, []string{" omitted; the capture holds only the stream's first 1,000 bytes: they are not in it …"}, "capwrap read"},
-		{"file ends after the omission", int64(len(data)) - 10, []string{" omitted; `capwrap read ID --lines 182:19455` reads them"}, "holds only"},
+		{"file ends inside the omission", 110000, []string{" omitted; file to/ID/stdout.log; the capture holds only the stream's first 110,000 bytes: `capwrap read ID --lines 182:` reads the part it holds 9,000 bytes at a time; add `--grep REGEX` to it to find lines in it …"}, ""},
+		{"file ends inside the omission, within one read", 10000, []string{" omitted; file to/ID/stdout.log; the capture holds only the stream's first 10,000 bytes: `capwrap read ID --lines 182:` prints the part it holds …"}, ""},
+		{"file ends before the omission", 1000, []string{" omitted; file to/ID/stdout.log; the capture holds only the stream's first 1,000 bytes: they are not in it …"}, "capwrap read"},
+		{"file ends after the omission", int64(len(data)) - 10, []string{" omitted; file to/ID/stdout.log; `capwrap read ID --lines 182:19455` reads them"}, "holds only"},
 	}
 	for _, tt := range tests {
 		st.FileShort, st.FileBytes = true, tt.fileBytes
@@ -655,6 +655,7 @@ func TestRenderMarkerReadLimit(t *testing.T) {
 
 	const id = "20261130T030612Z-k3j4h5g6x2"
 	cmd := "capwrap read " + id
+	file := "tool-outputs/" + id + "/stdout.log"
 	// The omitted ranges these inputs give with the default budgets.
 	const (
 		linesOmitted = 212014 // lines 182:19455
@@ -668,36 +669,36 @@ func TestRenderMarkerReadLimit(t *testing.T) {
 		want      string
 	}{
 		{"lines, many reads", lines, 0,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; file " + file + "; `" + cmd + " --lines 182:19455` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines in them …"},
 		{"lines, exactly one read", lines, linesOmitted,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; file " + file + "; `" + cmd + " --lines 182:19455` prints them …"},
 		{"lines, one byte more than a read", lines, linesOmitted - 1,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 212,013 bytes at a time; add `--grep REGEX` to it to find lines in them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; file " + file + "; `" + cmd + " --lines 182:19455` reads them 212,013 bytes at a time; add `--grep REGEX` to it to find lines in them …"},
 		{"lines, reads of 1 MiB", lines, 1 << 20,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; file " + file + "; `" + cmd + " --lines 182:19455` prints them …"},
 		{"lines, reads of 100 KiB", lines, 100 << 10,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` reads them 100 KiB at a time; add `--grep REGEX` to it to find lines in them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; file " + file + "; `" + cmd + " --lines 182:19455` reads them 100 KiB at a time; add `--grep REGEX` to it to find lines in them …"},
 		{"lines, no read limit", lines, -1,
-			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; `" + cmd + " --lines 182:19455` prints them …"},
+			"… capwrap: 212,014 bytes (19,274 lines) of stdout omitted; file " + file + "; `" + cmd + " --lines 182:19455` prints them …"},
 		{"offset, many reads", long, 0,
-			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines from there …"},
+			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; file " + file + "; `" + cmd + " --offset 2000` reads them 9,000 bytes at a time; add `--grep REGEX` to it to find lines from there …"},
 		{"offset, one read", long, longOmitted,
-			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; `" + cmd + " --offset 2000 --limit 142000` prints them …"},
+			"… capwrap: 142,000 bytes (48 lines) of stdout omitted; file " + file + "; `" + cmd + " --offset 2000 --limit 142000` prints them …"},
 		{"within one line, many reads", one, 0,
-			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; `" + cmd + " --offset 2000` reads them 9,000 bytes at a time …"},
+			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; file " + file + "; `" + cmd + " --offset 2000` reads them 9,000 bytes at a time …"},
 		{"within one line, one read", one, oneOmitted,
-			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; `" + cmd + " --offset 2000 --limit 1040576` prints them …"},
+			"… capwrap: 1,040,576 bytes (within one line) of stdout omitted; file " + file + "; `" + cmd + " --offset 2000 --limit 1040576` prints them …"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := Stream{Keeper: keeperOf(8000, tt.in), File: "tool-outputs/" + id + "/stdout.log", ReadCmd: cmd}
+			st := Stream{Keeper: keeperOf(8000, tt.in), File: file, ReadCmd: cmd}
 			text, _, _ := Render(st, Stream{}, Options{ReadLimit: tt.readLimit})
 			got := markerLine(string(text))
 			if got != tt.want {
 				t.Errorf("marker\n%s\nwant\n%s", got, tt.want)
 			}
-			if strings.Count(got, id) != 1 || strings.Contains(got, "stdout.log") {
-				t.Errorf("the marker names the capture more than once: %s", got)
+			if strings.Count(got, id) != 2 || strings.Count(got, "stdout.log") != 1 {
+				t.Errorf("the marker names the file and the capture other than once each: %s", got)
 			}
 		})
 	}

@@ -122,7 +122,11 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 		p.stream(c, store.Stdout, keepers[0], committed[0]),
 		p.stream(c, store.Stderr, keepers[1], committed[1]),
 	}
-	opt := preview.Options{StdoutChars: Budget(p.cfg.StdoutChars), StderrChars: Budget(p.cfg.StderrChars),
+	oc, ec := p.cfg.StdoutChars, p.cfg.StderrChars
+	if !o.Failed() {
+		oc, ec = successBudget(oc, keepers[0].Total()), successBudget(ec, keepers[1].Total())
+	}
+	opt := preview.Options{StdoutChars: Budget(oc), StderrChars: Budget(ec),
 		MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg, dirArg),
 		MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, MaxPrinted) - footerBound(o, c) - noticed}
 	var infos [2]preview.Info
@@ -134,6 +138,24 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 	}
 	o.Previews = [2]*preview.Info{&infos[0], &infos[1]}
 }
+
+// successBudget is the preview budget, in characters, of a stream of a
+// successful run that wrote total bytes, given its budget: a quarter of it
+// when the stream is more than successFar times the budget (SPEC §5: "a
+// successful run whose output is far beyond them may show less"). An
+// agent that reads such output looks for something in it with the
+// marker's read command, and the head and tail it was shown are mostly
+// cost: 2,000 characters instead of 8,000 by default.
+func successBudget(budget int, total int64) int {
+	if budget > 0 && total > successFar*int64(budget) {
+		return max(budget/4, 1)
+	}
+	return budget
+}
+
+// successFar is how many times its budget a successful stream's bytes must
+// be for the smaller preview.
+const successFar = 8
 
 // digests gives each stream of a failed run whose preview omitted a part
 // the error digest of that part (SPEC §5), read back from capture c's
