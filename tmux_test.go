@@ -67,6 +67,7 @@ type termSession struct {
 	t      *testing.T
 	socket string
 	dir    string
+	last   string // the screen as screen last saw it
 }
 
 func newTermSession(t *testing.T) *termSession {
@@ -104,7 +105,8 @@ func (s *termSession) tmux(args ...string) string {
 	s.t.Helper()
 	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
 	if err != nil {
-		s.t.Fatalf("tmux %q: %v\n%s", args, err, out)
+		// The server ends with the pane's shell: say what it showed last.
+		s.t.Fatalf("tmux %q: %v\n%s\nthe last screen seen:\n%s", args, err, out, s.last)
 	}
 	return string(out)
 }
@@ -117,7 +119,9 @@ func (s *termSession) run(line string) {
 }
 
 func (s *termSession) screen() string {
-	return s.tmux("capture-pane", "-p", "-J", "-t", "t")
+	s.t.Helper()
+	s.last = s.tmux("capture-pane", "-p", "-J", "-t", "t")
+	return s.last
 }
 
 // waitFor polls the screen until it contains want, and returns it.

@@ -26,16 +26,20 @@ import (
 // changed are then restored.
 //
 // capwrap relays one key (byte) at a time and, after each, watches the
-// pty's mode closely (keyWatch, every keyWatchStep) before it takes the
-// next from the terminal: the key that quits a pager is followed at once by
-// the pager's restoring the mode, and what was typed after it stays in the
-// terminal for the shell that started the pager, which must have the
-// terminal back before it reads it again (an interactive shell ignores
-// SIGTTIN, so a read from the background would be end of file to it). Keys
-// typed faster than keyWatch apart wait in the terminal meanwhile; none is
-// lost.
+// pty's mode closely (every keyWatchStep) before it takes the next from
+// the terminal: until the program has read the key (the slave's input
+// queue is empty), then keyWatch more. The key that quits a pager is
+// followed at once by the pager's restoring the mode, and what was typed
+// after it stays in the terminal for the shell that started the pager,
+// which must have the terminal back before it reads it again (an
+// interactive shell ignores SIGTTIN, so a read from the background would be
+// end of file to it: the shell would exit). On a busy machine the pager may
+// read the key long after it was relayed: the watch counts from the read,
+// not from the relay, up to keyWait in all. Keys typed faster meanwhile
+// wait in the terminal; none is lost.
 const (
 	keyWatch     = 50 * time.Millisecond
+	keyWait      = 10 * time.Second
 	keyWatchStep = 500 * time.Microsecond
 )
 
@@ -99,7 +103,7 @@ func (c *child) checkKeys() {
 		if fg == c.pid {
 			setTerminalGroup(c.cfg.TTY, own)
 		}
-		c.keys.start(c.cfg.TTY, c.streams[1].r, fg == c.pid, c.pid)
+		c.keys.start(c.cfg.TTY, c.streams[1].r, c.streams[1].slave, fg == c.pid, c.pid)
 	case !want && c.keys.running():
 		if c.keys.stop(c.cfg.TTY) && c.foregroundGroup() == own {
 			setTerminalGroup(c.cfg.TTY, c.pid)
@@ -118,7 +122,7 @@ func (k *keyRelay) running() bool {
 // off; handBack says capwrap took the terminal from the command's group,
 // pgid, for it. It does nothing when a relay runs already, or when tty
 // cannot be read with a deadline (not under Go's poller: macOS).
-func (k *keyRelay) start(tty, pty *os.File, handBack bool, pgid int) {
+func (k *keyRelay) start(tty, pty *os.File, slave string, handBack bool, pgid int) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.saved != nil {
@@ -143,15 +147,17 @@ func (k *keyRelay) start(tty, pty *os.File, handBack bool, pgid int) {
 	}
 	k.saved, k.handBack, k.stopping = saved, handBack, false
 	k.done = make(chan struct{})
-	go k.copy(tty, pty, pgid, k.done)
+	go k.copy(tty, pty, slave, pgid, k.done)
 }
 
 // copy is the relay's goroutine: it copies keys until stop sets a past
 // deadline, a read fails (EIO: capwrap's group no longer holds the
 // terminal), or the pty goes back to canonical mode after a key; in that
-// last case it ends the relay itself (restoring tty, handing the terminal
-// back), before the command's shell can read the terminal.
-func (k *keyRelay) copy(tty, pty *os.File, pgid int, done chan<- struct{}) {
+// last case it ends the relay itself (restoring tty). When capwrap took
+// the terminal from the command's group, it lends it back while each key
+// is delivered and watched, and takes it again only while the program
+// still reads keys.
+func (k *keyRelay) copy(tty, pty *os.File, slave string, pgid int, done chan<- struct{}) {
 	defer close(done)
 	buf := make([]byte, 32)
 	for {
@@ -163,10 +169,16 @@ func (k *keyRelay) copy(tty, pty *os.File, pgid int, done chan<- struct{}) {
 			n += readPending(tty, buf[1:])
 		}
 		if n > 0 {
+			// The command's group gets the terminal back before the key
+			// can end its pager: the shell that started the pager reads
+			// the terminal as soon as the pager exits, and a read from
+			// the background would be end of file to it, on a busy
+			// machine before capwrap could hand the terminal back.
+			lent := k.lend(tty, pgid)
 			if _, werr := pty.Write(buf[:n]); werr != nil {
 				return
 			}
-			if k.watch(pty) {
+			if k.watch(pty, slave) || lent && !retake(tty, pgid) {
 				k.finish(tty, pgid)
 				return
 			}
@@ -177,22 +189,75 @@ func (k *keyRelay) copy(tty, pty *os.File, pgid int, done chan<- struct{}) {
 	}
 }
 
-// watch polls pty's mode after a relayed key for up to keyWatch, and
+// watch polls pty's mode after a relayed key until keyWatch after the
+// program read it (slave's input queue empty), keyWait at most, and
 // reports whether it went back to canonical (the program stopped reading
 // keys). It gives up at once when stop was asked.
-func (k *keyRelay) watch(pty *os.File) bool {
-	for end := time.Now().Add(keyWatch); time.Now().Before(end); time.Sleep(keyWatchStep) {
+func (k *keyRelay) watch(pty *os.File, slave string) bool {
+	start := time.Now()
+	var read time.Time // when the key was seen read; zero until then
+	for {
 		if !readsKeys(pty) {
 			return true
 		}
 		k.mu.Lock()
 		stopping := k.stopping
 		k.mu.Unlock()
-		if stopping {
+		now := time.Now()
+		if read.IsZero() && unread(slave) == 0 {
+			read = now
+		}
+		if stopping || !read.IsZero() && now.Sub(read) >= keyWatch || now.Sub(start) >= keyWait {
 			return false
 		}
+		time.Sleep(keyWatchStep)
 	}
-	return false
+}
+
+// unread is the number of bytes in the input queue of the pty slave at
+// path, that its program has not read; 0 when it cannot be asked (the
+// watch then counts from the relay).
+func unread(path string) int {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) {
+			if q, err := inq(int(fd)); err == nil {
+				n = q
+			}
+		})
+	}
+	return n
+}
+
+// lend gives the terminal to the command's group, pgid, between two keys,
+// when capwrap took it from that group for the relay (start's handBack)
+// and holds it; it reports whether it did.
+func (k *keyRelay) lend(tty *os.File, pgid int) bool {
+	k.mu.Lock()
+	handBack := k.handBack
+	k.mu.Unlock()
+	if !handBack || terminalGroup(tty) != unix.Getpgrp() {
+		return false
+	}
+	setTerminalGroup(tty, pgid)
+	return true
+}
+
+// retake takes the terminal back from the command's group, pgid, for the
+// next key, once the program still reads keys after the last one; it
+// reports false when that group no longer holds the terminal (the shell
+// has it: the relay ends).
+func retake(tty *os.File, pgid int) bool {
+	if terminalGroup(tty) != pgid {
+		return false
+	}
+	setTerminalGroup(tty, unix.Getpgrp())
+	return true
 }
 
 // finish ends the relay from its own goroutine: tty's attributes restored,

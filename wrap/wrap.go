@@ -214,6 +214,7 @@ type stream struct {
 	r        *os.File // capwrap's end: the pipe's read end or the pty master
 	w        *os.File // the child's end, closed in capwrap after the spawn
 	pty      bool     // r is a pty master
+	slave    string   // the pty slave's path, when pty
 	dst      io.Writer
 	observed atomic.Int64
 	eof      bool // pump reached end-of-file
@@ -909,6 +910,9 @@ func openStreams(cfg Config) ([2]*stream, error) {
 			return ss, err
 		}
 		ss[i] = &stream{r: r, w: w, dst: dsts[i], pty: pty}
+		if pty {
+			ss[i].slave = w.Name() // /dev/pts/N: the key relay asks it what is unread
+		}
 	}
 	return ss, nil
 }

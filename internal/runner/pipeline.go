@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"time"
@@ -127,12 +128,18 @@ func (s *sink) seen() [][]byte {
 // it differ from them (the public prefix began a secret: "gh", then
 // "ghp_…" decided as a marker), the rest of the decided output follows
 // what was shown.
+//
+// An escape sequence is written whole: one cut by the end of a write (the
+// redactor holding back its final byte, the other stream's output coming
+// meanwhile) waits here for its end, so that the terminal never reads the
+// other stream's first byte as the sequence's final one.
 type liveWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	err     error
-	midLine bool   // the last byte written was not a newline
+	midLine bool   // the last byte given to write was not a newline
 	ahead   []byte // shown tentatively, not decided yet
+	esc     []byte // an escape sequence begun, not written yet
 }
 
 func (l *liveWriter) Write(p []byte) (int, error) {
@@ -169,10 +176,78 @@ func (l *liveWriter) tentative(t []byte) {
 }
 
 func (l *liveWriter) write(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	l.midLine = p[len(p)-1] != '\n'
+	if len(l.esc) > 0 {
+		p = append(l.esc, p...)
+		l.esc = nil
+	}
+	if i := unfinishedEscape(p); i >= 0 {
+		l.esc = append([]byte(nil), p[i:]...)
+		p = p[:i]
+	}
 	if l.err == nil && len(p) > 0 {
 		_, l.err = l.w.Write(p)
-		l.midLine = p[len(p)-1] != '\n'
 	}
+}
+
+// flush writes an escape sequence still waiting for its end (the stream
+// ended inside it).
+func (l *liveWriter) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.esc) > 0 && l.err == nil {
+		_, l.err = l.w.Write(l.esc)
+	}
+	l.esc = nil
+}
+
+// maxEscape is the longest escape sequence liveWriter holds whole, bytes:
+// a longer one (an OSC title or hyperlink) goes as it comes.
+const maxEscape = 256
+
+// unfinishedEscape returns where an escape sequence that p ends inside
+// begins (ECMA-48: ESC, then a CSI's "[" with parameter and intermediate
+// bytes and no final byte yet, an OSC's "]" or a DCS's "P" without its
+// terminator, or an intermediate byte), or -1.
+func unfinishedEscape(p []byte) int {
+	i := bytes.LastIndexByte(p[max(0, len(p)-maxEscape):], 0x1b)
+	if i < 0 {
+		return -1
+	}
+	i += max(0, len(p)-maxEscape)
+	seq := p[i+1:]
+	if len(seq) == 0 {
+		return i // ESC alone
+	}
+	switch seq[0] {
+	case '[': // CSI: parameters and intermediates 0x20–0x3F, final 0x40–0x7E
+		for _, c := range seq[1:] {
+			if c >= 0x40 && c <= 0x7e {
+				return -1
+			}
+			if c < 0x20 || c > 0x3f {
+				return -1 // not a CSI after all: nothing to hold
+			}
+		}
+		return i
+	case ']', 'P': // OSC, DCS: until BEL or ESC \ (whose ESC would be the last one)
+		if bytes.IndexByte(seq, 0x07) >= 0 {
+			return -1
+		}
+		return i
+	}
+	if seq[0] >= 0x20 && seq[0] <= 0x2f { // intermediates, as in ESC ( B
+		for _, c := range seq[1:] {
+			if c >= 0x30 && c <= 0x7e {
+				return -1
+			}
+		}
+		return i
+	}
+	return -1
 }
 
 // lazyCapture creates the run's capture when it is first needed: at the

@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -174,3 +175,49 @@ func TestSinkIdleTimerShowsTentative(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestLiveWriterWholeEscapes: an escape sequence that a write ends inside
+// waits for its end and goes in one write, so that the other stream's
+// output, written to the same terminal meanwhile, never lands inside it
+// (the terminal would take its first byte for the sequence's final one).
+func TestLiveWriterWholeEscapes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes []string
+		want   []string // the writes that reach the terminal
+	}{
+		{"a CSI cut before its final byte", []string{"\r\x1b[?2004", "hINNER$ "}, []string{"\r", "\x1b[?2004hINNER$ "}},
+		{"ESC alone", []string{"ab\x1b", "[1mc"}, []string{"ab", "\x1b[1mc"}},
+		{"a whole CSI", []string{"\x1b[31mred\x1b[0m"}, []string{"\x1b[31mred\x1b[0m"}},
+		{"an OSC until BEL", []string{"\x1b]0;tit", "le\x07x"}, []string{"\x1b]0;title\x07x"}},
+		{"a charset designation", []string{"\x1b(", "Bx"}, []string{"\x1b(Bx"}},
+		{"not a sequence after ESC [", []string{"\x1b[\x01z"}, []string{"\x1b[\x01z"}},
+		{"a sequence longer than maxEscape goes as it comes", []string{"\x1b]8;;" + strings.Repeat("u", maxEscape)}, []string{"\x1b]8;;" + strings.Repeat("u", maxEscape)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			l := &liveWriter{w: writerFunc(func(p []byte) (int, error) { got = append(got, string(p)); return len(p), nil })}
+			for _, w := range tc.writes {
+				l.Write([]byte(w))
+			}
+			if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tc.want) {
+				t.Errorf("writes %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// One that the stream ends inside goes at the end.
+	var out bytes.Buffer
+	l := &liveWriter{w: &out}
+	l.Write([]byte("x\x1b[3"))
+	if out.String() != "x" {
+		t.Fatalf("before the end: %q", out.String())
+	}
+	l.flush()
+	if out.String() != "x\x1b[3" {
+		t.Fatalf("after flush: %q", out.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
