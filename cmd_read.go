@@ -152,14 +152,14 @@ func (o *readOptions) checkNumbers(q readback.Query) error {
 		return fmt.Errorf("invalid --limit %d: must be at least 1 byte", q.Limit)
 	case q.Max < 0:
 		return fmt.Errorf("invalid --max %d: must not be negative", q.Max)
-	case o.flags.Changed("max") && o.grep == "":
+	case o.flags.Changed("max") && !o.flags.Changed("grep"):
 		return errors.New("--max needs --grep")
 	}
 	for _, c := range []string{"context", "after-context", "before-context"} {
 		n, _ := o.flags.GetInt(c)
 		switch {
 		case !o.flags.Changed(c):
-		case o.grep == "":
+		case !o.flags.Changed("grep"):
 			return fmt.Errorf("--%s needs --grep", c)
 		case n < 0 || n > maxGrepContext:
 			return fmt.Errorf("invalid --%s %d: want 0 to %s lines", c, n, text.Commas(maxGrepContext))
@@ -176,15 +176,15 @@ func (o *readOptions) compile(q *readback.Query) error {
 			return err
 		}
 		q.Lines = &lr
-		if o.flags.Changed("offset") {
-			return errors.New("--offset and --lines exclude each other")
+		if o.flags.Changed("offset") && lr.A != 0 {
+			return errors.New("--offset takes --lines only without a start (--lines :B: from the offset to line B)")
 		}
 	}
 	for _, re := range []struct {
 		flag, expr string
 		dst        **regexp.Regexp
 	}{{"grep", o.grep, &q.Grep}, {"until", o.until, &q.Until}} {
-		if re.expr == "" {
+		if !o.flags.Changed(re.flag) { // --grep '' is a grep, as grep's: it matches every line
 			continue
 		}
 		var err error
@@ -262,18 +262,26 @@ func (o *readOptions) continuation(dirFlag, id string, q readback.Query, st read
 			}
 		}
 		if q.Max > 0 && st.Matches != nil {
-			args = append(args, "--max", strconv.Itoa(max(q.Max-*st.Matches, 1)))
+			left := q.Max - *st.Matches // what this page left of --max; the next batch when none
+			if left <= 0 {
+				left = q.Max
+			}
+			args = append(args, "--max", strconv.Itoa(left))
 		}
 	}
 	if o.flags.Changed("limit") {
 		args = append(args, "--limit", strconv.FormatInt(q.Limit, 10))
 	}
+	end := ""
+	if q.Lines != nil && q.Lines.B != 0 {
+		end = strconv.FormatInt(q.Lines.B, 10)
+	}
 	if q.Lines != nil && st.NextLine != nil && *st.NextLine > 0 && !st.MidLine {
-		end := ""
-		if q.Lines.B != 0 {
-			end = strconv.FormatInt(q.Lines.B, 10)
-		}
 		return strings.Join(append(args, "--lines", fmt.Sprintf("%d:%s", *st.NextLine, end)), " ")
 	}
-	return strings.Join(append(args, "--offset", strconv.FormatInt(st.NextOffset, 10)), " ")
+	args = append(args, "--offset", strconv.FormatInt(st.NextOffset, 10))
+	if end != "" { // the range's end still holds
+		args = append(args, "--lines", ":"+end)
+	}
+	return strings.Join(args, " ")
 }

@@ -381,8 +381,11 @@ var verbHelp = map[string]string{
   LINE:text, at most --max matches; as grep, -C/--context N prints N lines
   around each match, -A/--after-context N after, -B/--before-context N
   before, as LINE-text, with -- between groups that do not touch; 0 to
-  10,000). Output never exceeds --limit (default
-  64K); a line range stops after the last whole line that fits. stderr ends
+  10,000). Output never exceeds --limit (default 9000 bytes, which fits a
+  10,000-character view; 64K with --follow); a page stops after its last
+  whole line, or inside a longer line at a character boundary, and a hint
+  gives the command that reads on from there. A matching line longer than
+  1,000 bytes prints as windows, LINE@OFFSET:…match…. stderr ends
   with one line for programs:
     capwrap-read {"stream":"stdout","next_offset":N,"size":N,"final":true,
                   "running":false,"truncated":false}

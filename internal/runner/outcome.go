@@ -38,6 +38,10 @@ type Outcome struct {
 	// Running marks the receipt of a child that has not ended yet
 	// (receipt.live.json): process running, capture pending.
 	Running bool
+	// Named says the capture's ID was printed while the command ran (the
+	// running notice): --keep auto keeps it, since its reader was told to
+	// wait for it or read it.
+	Named bool
 	// Launched is when the run began, before the spawn.
 	Launched time.Time
 	// Label is the sanitized argv of the receipt's command; nil with
@@ -222,7 +226,7 @@ func (o *Outcome) WantKeep(keep When) bool {
 	case Never:
 		return false
 	}
-	if o.cancelledBeforeStart() {
+	if o.cancelledBeforeStart() || o.Named {
 		return true
 	}
 	return !(o.Process.State == wrap.StateNotStarted || o.CompactSuccess())

@@ -90,12 +90,13 @@ func (p *footerPresenter) live(int) io.Writer { return nil }
 // commands that wait for it and read it, so that a harness that kills
 // capwrap at its time limit, or moves it to the background, still shows
 // where the output goes (SPEC §5; issue 24). Its characters are taken from
-// the preview's bound.
+// the preview's bound, and the capture is kept (Outcome.Named) whatever
+// --keep auto would say; with --keep never there is none to name.
 func (p *footerPresenter) running(c *store.Capture, after time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.preview || p.rendered || p.noticed > 0 {
-		return
+	if !p.preview || p.rendered || p.noticed > 0 || p.cfg.Keep == Never {
+		return // (never: the capture it would name goes at the end)
 	}
 	dirArg := c.Dir().ReadArg(p.cfg.Getenv)
 	line := fmt.Sprintf("capwrap: still running after %v, as capture %s; should this call end first, `%s %s` waits for it and `%s %s` reads what it printed\n",
@@ -110,6 +111,7 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 	p.rendered = true
 	noticed := p.noticed
 	p.mu.Unlock()
+	o.Named = noticed > 0
 	if !p.preview {
 		return
 	}
@@ -140,15 +142,16 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 }
 
 // successBudget is the preview budget, in characters, of a stream of a
-// successful run that wrote total bytes, given its budget: a quarter of it
+// successful run that wrote total bytes, given its budget: a fifth of it
 // when the stream is more than successFar times the budget (SPEC §5: "a
 // successful run whose output is far beyond them may show less"). An
 // agent that reads such output looks for something in it with the
 // marker's read command, and the head and tail it was shown are mostly
-// cost: 2,000 characters instead of 8,000 by default.
+// cost: 1,600 characters instead of 8,000 by default (issue 24: the
+// cheapest harness shows about 2 KB of a saved output).
 func successBudget(budget int, total int64) int {
 	if budget > 0 && total > successFar*int64(budget) {
-		return max(budget/4, 1)
+		return max(budget/5, 1)
 	}
 	return budget
 }
@@ -282,6 +285,9 @@ func (p *teePresenter) running(*store.Capture, time.Duration)               {} /
 
 func (p *teePresenter) present(o *Outcome) error {
 	var failed error
+	for _, l := range p.lives {
+		l.flush()
+	}
 	for _, l := range p.lives {
 		if l.err != nil && !errors.Is(l.err, syscall.EPIPE) {
 			p.d.Warnf("cannot write live output: %v", l.err)

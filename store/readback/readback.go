@@ -41,7 +41,10 @@ type Query struct {
 	// Stream is store.Stdout or store.Stderr; ignored when Interleaved.
 	Stream string
 	// Offset is the byte of the stream to start at (of the merged order
-	// when Interleaved). It excludes Lines.
+	// when Interleaved). With Lines it is allowed only when the range has
+	// no start (":B"): the read then goes from Offset to the end of line
+	// B, as a line range's read continues once a page stopped inside a
+	// line.
 	Offset int64
 	// Limit is the most bytes printed, at least 1. A line range longer
 	// than Limit is cut after its last whole line that fits.
@@ -92,8 +95,8 @@ func (q Query) check() error {
 		return errors.New("negative read offset, maximum or context")
 	case q.Context != (Context{}) && q.Grep == nil:
 		return errors.New("a read takes context lines only with a grep")
-	case q.Lines != nil && q.Offset != 0:
-		return errors.New("a read takes an offset or lines, not both")
+	case q.Lines != nil && q.Offset != 0 && q.Lines.A != 0:
+		return errors.New("a read takes an offset or a line range with a start, not both")
 	case q.Follow && (q.Grep != nil || q.Interleaved || (q.Lines != nil && q.Lines.B != 0)):
 		return errors.New("a followed read takes no grep, interleaving or end line")
 	case q.Interleaved && (q.Lines != nil || q.Grep != nil):
@@ -197,6 +200,10 @@ func readStream(d *store.Dir, w *bufio.Writer, e store.Entry, q Query) (Status, 
 	if q.Lines != nil {
 		if lo, hi, err = q.Lines.resolve(f, size, buf); err != nil {
 			return st, err
+		}
+		if q.Offset > 0 { // ":B" from an offset
+			lo = min(q.Offset, max(hi, lo))
+			hi = max(hi, lo)
 		}
 	}
 	var firstLine int64 // line number of lo, 0 when not computed
@@ -557,7 +564,7 @@ const (
 // across two pieces is not found.
 func (g *grepper) windows(text []byte, start, end, hi int64, complete bool) (done bool, err error) {
 	shown := 0 // the end of the last window printed: a match before it is in it
-	for _, m := range g.re.FindAllIndex(text, -1) {
+	for _, m := range g.findIn(text, start, end, hi, complete) {
 		if m[0] < shown {
 			continue
 		}
@@ -612,6 +619,36 @@ func (g *grepper) windows(text []byte, start, end, hi int64, complete bool) (don
 		return true, nil
 	}
 	return false, nil
+}
+
+// findIn returns the matches in text, the segment [start, end): when it is
+// a piece of a longer line, the regular expression sees the byte before it
+// and the one after it too, so that ^, $ and \b do not match at a piece's
+// edges as if the line began or ended there. A match that begins in those
+// bytes is left out, and one that ends in the next is cut at the piece's
+// end.
+func (g *grepper) findIn(text []byte, start, end, hi int64, complete bool) [][]int {
+	var prev, next [1]byte
+	lead, trail := 0, 0
+	if g.cont && start > 0 && readBlock(g.r, prev[:], start-1) == nil {
+		lead = 1
+	}
+	if !complete && end < hi && readBlock(g.r, next[:], end) == nil {
+		trail = 1
+	}
+	if lead == 0 && trail == 0 {
+		return g.re.FindAllIndex(text, -1)
+	}
+	ext := make([]byte, 0, lead+len(text)+trail)
+	ext = append(append(append(ext, prev[:lead]...), text...), next[:trail]...)
+	var out [][]int
+	for _, m := range g.re.FindAllIndex(ext, -1) {
+		if m[0] < lead || m[0] >= lead+len(text) {
+			continue
+		}
+		out = append(out, []int{m[0] - lead, min(m[1], lead+len(text)) - lead})
+	}
+	return out
 }
 
 // stopAt ends the grep before stream offset next, inside the current

@@ -506,3 +506,25 @@ func writeAll(w *store.StreamWriter, data []byte, n int) {
 		data = data[k:]
 	}
 }
+
+// TestGrepPieceEdges: in a line longer than grepBlock, searched a piece at
+// a time, ^, $ and \b do not match at a piece's edges as if the line began
+// or ended there (the expression sees the bytes on either side).
+func TestGrepPieceEdges(t *testing.T) {
+	head := strings.Repeat(".", grepBlock-3) + "END" // the first piece ends with END
+	line := "a\n" + head + "START" + strings.Repeat(".", 100) + "\n"
+	for _, re := range []string{`END$`, `^START`, `\bSTART`, `^\.`} {
+		var out bytes.Buffer
+		res, err := grepRange(&out, strings.NewReader(line), 0, int64(len(line)), 1, regexp.MustCompile(re), 0, 100000, Context{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if re == `^\.` {
+			want = 1 // the line's own start
+		}
+		if res.matches != want {
+			t.Errorf("%s: %d matches, want %d:\n%.300s", re, res.matches, want, out.String())
+		}
+	}
+}
