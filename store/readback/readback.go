@@ -526,22 +526,30 @@ func (g *grepper) match(text []byte, start, end, hi int64, complete bool) (done 
 		return true, err
 	}
 	g.res.matches++
+	return g.afterMatch(end, hi, complete), nil
+}
+
+// afterMatch follows the printing of the current line's matches (the
+// segment ends at end): their after-context begins, and at maxMatches the
+// search stops, or, with an after-context, only that is left to print.
+// done says the grep ends here.
+func (g *grepper) afterMatch(end, hi int64, complete bool) (done bool) {
 	if g.ctx.After > 0 {
 		g.afterUntil = g.line + int64(g.ctx.After)
 	}
-	if g.maxMatches > 0 && g.res.matches >= g.maxMatches {
-		if g.ctx.After > 0 {
-			g.draining = true // the after-context still
-			return false, nil
-		}
-		if complete {
-			g.line++
-		}
-		g.res.next, g.res.truncated = end, end < hi
-		g.res.nextLine = lineAt(g.firstLine, g.line, false)
-		return true, nil
+	if g.maxMatches == 0 || g.res.matches < g.maxMatches {
+		return false
 	}
-	return false, nil
+	if g.ctx.After > 0 {
+		g.draining = true // the after-context still
+		return false
+	}
+	if complete {
+		g.line++
+	}
+	g.res.next, g.res.truncated = end, end < hi
+	g.res.nextLine = lineAt(g.firstLine, g.line, false)
+	return true
 }
 
 // Windows of a grep inside a long line (SPEC §8: a window around each
@@ -563,7 +571,7 @@ const (
 // at a time: a window does not reach into the piece before, and a match
 // across two pieces is not found.
 func (g *grepper) windows(text []byte, start, end, hi int64, complete bool) (done bool, err error) {
-	shown := 0 // the end of the last window printed: a match before it is in it
+	shown := -1 // the end of the last window printed: a match before it is in it
 	for _, m := range g.findIn(text, start, end, hi, complete) {
 		if m[0] < shown {
 			continue
@@ -603,22 +611,14 @@ func (g *grepper) windows(text []byte, start, end, hi int64, complete bool) (don
 		g.res.matches++
 		shown = b
 	}
+	if shown < 0 {
+		return false, nil // only matches at the piece's edges, which are none
+	}
 	g.printed, g.printedEnd, g.printedLine = true, end, g.line
 	if complete {
 		g.printedLine++
 	}
-	if g.ctx.After > 0 {
-		g.afterUntil = g.line + int64(g.ctx.After)
-	}
-	if g.maxMatches > 0 && g.res.matches >= g.maxMatches && g.ctx.After == 0 {
-		if complete {
-			g.line++
-		}
-		g.res.next, g.res.truncated = end, end < hi
-		g.res.nextLine = lineAt(g.firstLine, g.line, false)
-		return true, nil
-	}
-	return false, nil
+	return g.afterMatch(end, hi, complete), nil
 }
 
 // findIn returns the matches in text, the segment [start, end): when it is

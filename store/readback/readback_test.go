@@ -528,3 +528,19 @@ func TestGrepPieceEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepWindowsMaxWithContext: --max reached in a long line's windows
+// with an after-context prints that context and no match after it, as for
+// a short line.
+func TestGrepWindowsMaxWithContext(t *testing.T) {
+	c := "Q" + strings.Repeat("d", 2000) + "\nafter\nQ again\n"
+	var out bytes.Buffer
+	res, err := grepRange(&out, strings.NewReader(c), 0, int64(len(c)), 1, regexp.MustCompile("Q"), 1, 100000, Context{After: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "1@0:Q" + strings.Repeat("d", grepWindow) + "…\n2-after\n"
+	if out.String() != want || res.matches != 1 || !res.truncated {
+		t.Errorf("grep = %q, %+v; want %q, 1 match, truncated", out.String(), res, want)
+	}
+}
