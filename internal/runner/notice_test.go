@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,5 +69,56 @@ func TestRunningNotice(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "still running"); n != 1 {
 		t.Errorf("%d notices after render, want 1", n)
+	}
+}
+
+// TestSuccessBudget: a successful run's stream more than successFar times
+// its budget is previewed with a fifth of the budget (SPEC §5: "may show
+// less"); a smaller one, or a failure, keeps the whole budget.
+func TestSuccessBudget(t *testing.T) {
+	for _, tc := range []struct {
+		budget int
+		total  int64
+		want   int
+	}{
+		{8000, 64000, 8000},
+		{8000, 64001, 1600},
+		{2000, 16001, 400},
+		{0, 1 << 30, 0}, // no text asked for: still none
+		{3, 1000, 1},
+	} {
+		if got := successBudget(tc.budget, tc.total); got != tc.want {
+			t.Errorf("successBudget(%d, %d) = %d, want %d", tc.budget, tc.total, got, tc.want)
+		}
+	}
+
+	root := filepath.Join(t.TempDir(), "to")
+	dir, _, err := store.Open(root, true, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	c, err := dir.Create(time.Now(), store.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Discard()
+	cfg := Config{StdoutChars: preview.DefaultStdoutChars, StderrChars: preview.DefaultStderrChars,
+		PreviewBytes: preview.DefaultMaxBytes, Getenv: os.Getenv}
+	shown := func(exit int) int {
+		k := preview.NewKeeper(cfg.StdoutChars)
+		for i := 0; i < 5000; i++ {
+			k.Write([]byte("a line of stdout, a line of stdout\n")) // 175,000 bytes
+		}
+		p := &footerPresenter{out: io.Discard, preview: true, cfg: cfg}
+		o := &Outcome{Process: wrap.Result{State: wrap.StateExited, ExitCode: exit, PID: 4242}, Place: placeOf(c), Kept: true}
+		p.render(o, c, [2]*preview.Keeper{k, preview.NewKeeper(cfg.StderrChars)})
+		return int(o.Previews[0].ShownBytes)
+	}
+	if n := shown(0); n > 1600 || n < 1000 {
+		t.Errorf("a large success shows %d bytes of stdout, want at most 1,600", n)
+	}
+	if n := shown(1); n < 7000 {
+		t.Errorf("a large failure shows %d bytes of stdout, want its whole budget", n)
 	}
 }
