@@ -10,24 +10,28 @@ package main
 // gets at most --limit bytes and stderr ends with one machine-readable
 // line:
 //
-//	capwrap-read {"stream":"stdout","next_offset":65536,"size":1288895,"final":true,"running":false,"truncated":true}
+//	capwrap-read {"next_offset":9000,"size":1288895,"truncated":true,"next_line":151}
 //
 // next_offset is where to continue with --offset; size the stream's
 // committed bytes when it was read; final whether the capture is finished
 // (the stream will never change); running whether its writer still runs
 // (neither: abandoned); truncated whether the output stopped (at --limit
-// or --max) before the end of what was asked. next_line (line modes, when
-// known) and matches (--grep) are added when they apply. For
-// --interleaved, stream is "interleaved" and offsets count the bytes of
-// both streams in arrival order (labels not included).
+// or --max) before the end of what was asked. Keys at their usual values
+// are left out (issue 24): stream stdout, final true, running and
+// truncated false. next_line (line modes, when known) and matches
+// (--grep) are added when they apply. For --interleaved, stream is
+// "interleaved" and offsets count the bytes of both streams in arrival
+// order (labels not included).
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -108,15 +112,120 @@ func runRead(e *env, o readOptions, args []string) error {
 		return failure{msg: fmt.Sprintf("read %s: %v", c.ID, store.UnwrapPath(err))}
 	}
 	readHints(c.ID, q, status, e.d)
+	if q.Until != nil && !status.Matched && !status.Running && !status.Truncated {
+		untilMissed(e, dir, c.ID, q)
+	}
 	if status.Truncated {
 		e.d.Hintf("more follows: continue with `%s`", o.continuation(e.global.dir, c.ID, q, status))
 	}
-	line, _ := json.Marshal(status)
-	fmt.Fprintf(e.stderr, "%s%s\n", readStatusPrefix, line)
+	fmt.Fprintf(e.stderr, "%s%s\n", readStatusPrefix, statusLine(status))
 	if q.Until != nil && !status.Matched {
-		return exitWith(exitFailure, 0) // nothing to say: as grep when nothing matched
+		return exitWith(exitFailure, 0) // as grep when nothing matched
 	}
 	return nil
+}
+
+// statusLine is the JSON of the read's status line with the keys at their
+// usual values left out (issue 24: a reader pays for every character):
+// "stream" when stdout, "final" when true, "running" and "truncated" when
+// false. next_offset and size are always there.
+func statusLine(st readback.Status) []byte {
+	line := struct {
+		Stream     string `json:"stream,omitempty"`
+		NextOffset int64  `json:"next_offset"`
+		Size       int64  `json:"size"`
+		Final      *bool  `json:"final,omitempty"`
+		Running    bool   `json:"running,omitempty"`
+		Truncated  bool   `json:"truncated,omitempty"`
+		NextLine   *int64 `json:"next_line,omitempty"`
+		MidLine    bool   `json:"mid_line,omitempty"`
+		Matches    *int   `json:"matches,omitempty"`
+		Removed    bool   `json:"removed,omitempty"`
+		Matched    bool   `json:"matched,omitempty"`
+		TimedOut   bool   `json:"timed_out,omitempty"`
+	}{NextOffset: st.NextOffset, Size: st.Size, Running: st.Running, Truncated: st.Truncated,
+		NextLine: st.NextLine, MidLine: st.MidLine, Matches: st.Matches, Removed: st.Removed,
+		Matched: st.Matched, TimedOut: st.TimedOut}
+	if st.Stream != store.Stdout {
+		line.Stream = st.Stream
+	}
+	if !st.Final {
+		line.Final = new(false)
+	}
+	b, _ := json.Marshal(line)
+	return b
+}
+
+// untilMissed says that capture id ended before a line matched --until
+// (a server that crashed: the port was in use), with how it ended and the
+// last lines of the stream the follow did not print, where such a crash
+// says why (issue 24: not a line of JSON alone).
+func untilMissed(e *env, dir *store.Dir, id string, q readback.Query) {
+	how := "ended"
+	if ent, err := dir.Entry(id); err == nil {
+		switch state, code, sig := ent.ProcessStatus(); {
+		case sig != nil:
+			how = fmt.Sprintf("ended (%s %s)", state, *sig)
+		case code != nil:
+			how = fmt.Sprintf("ended (exit %d)", *code)
+		default:
+			how = fmt.Sprintf("ended (%s)", state)
+		}
+	}
+	e.d.Errorf("capture %s %s before a line of either stream matched --until %s", id, how, text.ShellQuote(q.Until.String()))
+	if q.Interleaved {
+		return // both streams were printed
+	}
+	other := store.Stderr
+	if q.Stream == store.Stderr {
+		other = store.Stdout
+	}
+	var b bytes.Buffer
+	lr := readback.LineRange{A: -untilLastLines}
+	if _, err := readback.Read(&b, dir, ent(dir, id), readback.Query{Stream: other, Lines: &lr, Limit: untilLastBytes}); err != nil || b.Len() == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "capwrap: its last lines on %s:\n", other)
+	for _, l := range strings.SplitAfter(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		fmt.Fprintf(e.stderr, "%s| %s\n", other, displayLine(strings.TrimSuffix(l, "\n"), matchShown))
+	}
+}
+
+// Bounds of what untilMissed and the --until hints show: lines, bytes and
+// characters per line.
+const (
+	untilLastLines = 5
+	untilLastBytes = 2000
+	matchShown     = 200
+)
+
+// ent is capture id's entry, or one with only the ID when it cannot be
+// read (Read then opens the files by ID alone).
+func ent(dir *store.Dir, id string) store.Entry {
+	e, err := dir.Entry(id)
+	if err != nil {
+		return store.Entry{ID: id}
+	}
+	return e
+}
+
+// displayLine is line cut to at most n characters ("…" where cut) with
+// control characters shown as U+FFFD: a captured line quoted in a hint.
+func displayLine(line string, n int) string {
+	var b strings.Builder
+	i := 0
+	for _, r := range line {
+		if i == n {
+			b.WriteString("…")
+			break
+		}
+		if r < 0x20 && r != '\t' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+		i++
+	}
+	return b.String()
 }
 
 // query is the read the options ask for, checked; the error is the usage
@@ -204,8 +313,6 @@ func (o *readOptions) checkModes(q readback.Query) error {
 		return fmt.Errorf("invalid --timeout %v: must not be negative", q.FollowTimeout)
 	case q.Follow && q.Grep != nil:
 		return errors.New("--follow and --grep exclude each other")
-	case q.Follow && q.Interleaved:
-		return errors.New("--follow and --interleaved exclude each other")
 	case q.Follow && q.Lines != nil && q.Lines.B != 0:
 		return errors.New("--follow reads to the end: give --lines A: without an end")
 	case q.Interleaved && (o.flags.Changed("stream") || q.Lines != nil || q.Grep != nil):
@@ -220,7 +327,20 @@ func (o *readOptions) checkModes(q readback.Query) error {
 func readHints(id string, q readback.Query, status readback.Status, d diag) {
 	switch {
 	case status.Matched:
-		d.Hintf("capture %s printed a line matching --until; it runs on", id)
+		where, runs := "", "; it has ended"
+		if !q.Interleaved && status.MatchStream != q.Stream {
+			where = " on " + status.MatchStream // a line not printed above: say it
+		}
+		if status.Running {
+			runs = "; it runs on"
+		}
+		if where != "" {
+			runs += ": " + displayLine(status.MatchLine, matchShown)
+		}
+		d.Hintf("capture %s printed a line matching --until%s%s", id, where, runs)
+	case status.TimedOut && status.NextOffset == q.Offset:
+		d.Hintf("capture %s still runs and printed nothing new within --timeout %v; a program whose output is not a terminal may hold it in a buffer: start it with `capwrap --pty always` (or PYTHONUNBUFFERED=1 for Python)%s",
+			id, q.FollowTimeout, map[bool]string{true: "", false: "; --interleaved follows both streams"}[q.Interleaved])
 	case status.TimedOut:
 		d.Hintf("capture %s still runs after --timeout %v: this is what it committed so far; continue with --offset %d", id, q.FollowTimeout, status.NextOffset)
 	case status.Running && !q.Follow:

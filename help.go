@@ -41,7 +41,7 @@ examples:
   agent:     capwrap -- pytest -x                 # preview + receipt, files kept on failure
              capwrap read ID --lines -50:         # then the part it needs
              capwrap -c 'cd web && npm test'      # shell syntax: cd, &&, pipes, VAR=x
-  server:    capwrap --background -- python3 -m http.server 8000  # receipt names the ID
+  server:    capwrap --background --pty always -- python3 -m http.server 8000
              capwrap read ID --follow --until 'Serving HTTP' --timeout 30s
              capwrap stop ID
   build:     capwrap --background-after 100s -- make test  # 75: running; capwrap wait ID
@@ -387,17 +387,22 @@ var verbHelp = map[string]string{
   gives the command that reads on from there. A matching line longer than
   1,000 bytes prints as windows, LINE@OFFSET:…match…. stderr ends
   with one line for programs:
-    capwrap-read {"stream":"stdout","next_offset":N,"size":N,"final":true,
-                  "running":false,"truncated":false}
-  next_offset is where to go on with --offset; final means the capture is
-  finished; a running capture gives only the bytes committed so far (and
-  says so). --follow waits for a running capture's new bytes until it is
-  final (still at most --limit), until --timeout D has passed, or until a
-  line matches --until REGEX (wait for a server's "listening on"); the
+    capwrap-read {"next_offset":N,"size":N}
+  next_offset is where to go on with --offset. Keys at their usual values
+  are left out: "stream" (stdout), "final" (true: the capture is finished),
+  "running" and "truncated" (false). A running capture gives only the
+  bytes committed so far (and says so). --follow waits for a running
+  capture's new bytes until it is final (still at most --limit), until
+  --timeout D has passed, or until a line of either stream matches --until
+  REGEX (wait for a server's "listening on", which many print on stderr;
+  a matching line on the stream not printed is quoted in a hint); the
   status line then adds "matched":true or "timed_out":true (the capture
-  still runs: go on with --offset). --interleaved prints stdout and stderr
-  merged, each line labeled "stdout| " or "stderr| " ("+ " for the rest of
-  a line the other stream cut): this is the order of arrival at capwrap,
+  still runs: go on with --offset). A capture that ended first gets one
+  error line with its exit status and the last lines of the other stream
+  (a crash: the port was in use), and exit 1. --interleaved (also with
+  --follow) prints stdout and stderr merged, each line labeled "stdout| "
+  or "stderr| " ("+ " for the rest of a line the other stream cut):
+  this is the order of arrival at capwrap,
   chunk by chunk, not an order the command guaranteed.
 `,
 	"prune": `capwrap prune --older-than DURATION | --id ID [--dry-run]

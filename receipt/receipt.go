@@ -190,11 +190,20 @@ type shortStream struct {
 	Preview        *shortPreview `json:"preview,omitempty"` // only when cut
 }
 
-// shortPreview says the preview cut the stream; how much it left out is
-// in the preview's omission marker and in receipt.json.
+// shortPreview says the preview cut the stream, and how many of its bytes
+// and lines it left out (SPEC §7: the footer carries what the preview
+// omitted) when there is room for that under the footer's bound.
 type shortPreview struct {
-	State string `json:"state"`
+	State        string `json:"state"`
+	OmittedBytes *int64 `json:"omitted_bytes,omitempty"`
+	OmittedLines *int64 `json:"omitted_lines,omitempty"`
 }
+
+// FooterBound is the size in bytes a failing run's footer stays under
+// (SPEC §7), newline included, when its dir is no longer than a relative
+// tool-outputs/ID: the preview's omitted counts are left out (to
+// receipt.json) where they would push it past this.
+const FooterBound = 400
 
 // Footer returns the one-line footer "capwrap-receipt {JSON}\n" (SPEC §7),
 // with no newline inside the JSON. With compact (a compact success:
@@ -205,22 +214,37 @@ type shortPreview struct {
 // and error, redaction when it is off or replaced something, and per stream
 // that is not empty its observed bytes (committed bytes too when fewer
 // reached the file), lines and, when the preview cut it, preview.state
-// truncated (how much it left out is in the omission marker). The command label, abs_dir, file paths,
+// truncated with the bytes and lines it left out, unless these would make
+// the footer FooterBound bytes or more (two streams cut, large counts, a
+// long dir): then receipt.json alone has them (with a relative dir, one
+// stream's counts fit; both streams' do not). The command label, abs_dir, file paths,
 // sha256, timestamps and per-stream redaction counts are left to
 // receipt.json. A failing run's footer with both streams cut is under 400
 // bytes when dir is (the tool-outputs directory's path is the one part of
 // it whose length capwrap does not choose).
 func (r *Receipt) Footer(compact bool) ([]byte, error) {
-	var v any
 	if compact {
 		var f compactFooter
 		f.ExitStatus = r.ExitStatus
 		f.Process.ExitCode = r.Process.ExitCode
 		f.Capture.State = r.Capture.State
-		v = &f
-	} else {
-		v = r.short()
+		return encodeFooter(&f)
 	}
+	s := r.short()
+	b, err := encodeFooter(s)
+	if err != nil || len(b) < FooterBound || s.Streams == nil {
+		return b, err
+	}
+	for _, ss := range []*shortStream{s.Streams.Stdout, s.Streams.Stderr} {
+		if ss != nil && ss.Preview != nil {
+			ss.Preview.OmittedBytes, ss.Preview.OmittedLines = nil, nil
+		}
+	}
+	return encodeFooter(s)
+}
+
+// encodeFooter is "capwrap-receipt " and v's JSON on one line.
+func encodeFooter(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString(FooterPrefix)
 	enc := json.NewEncoder(&buf)
@@ -264,7 +288,7 @@ func (s *Stream) short() *shortStream {
 		ss.CommittedBytes, ss.Lines = s.CommittedBytes, s.Lines
 	}
 	if pv := s.Preview; pv != nil && pv.State != "complete" {
-		ss.Preview = &shortPreview{State: pv.State}
+		ss.Preview = &shortPreview{State: pv.State, OmittedBytes: new(pv.OmittedBytes), OmittedLines: new(pv.OmittedLines)}
 	}
 	if ss == (shortStream{}) {
 		return nil

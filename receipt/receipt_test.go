@@ -45,12 +45,15 @@ func TestShortFooter(t *testing.T) {
 		Capture:   Capture{State: CapturePartial, Reason: new(ReasonWriteError), Error: str("no space left on device")},
 		Redaction: Redaction{Enabled: false, Replaced: 0},
 		Streams:   Streams{Stdout: Stream{ObservedBytes: i64(5000), CommittedBytes: i64(4096), Lines: i64(3), Preview: &Preview{State: "truncated", OmittedBytes: 3000}}}}
+	oneCut := *failing
+	oneCut.Streams = Streams{Stdout: cut(400000, 100000, 394000, 98500), Stderr: Stream{ObservedBytes: i64(30), CommittedBytes: i64(30), Lines: i64(1)}}
 	for _, tc := range []struct {
 		name string
 		r    *Receipt
 		want string
 		max  int
 	}{
+		{"failing, stdout cut: what the preview omitted", &oneCut, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"complete"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated","omitted_bytes":394000,"omitted_lines":98500}},"stderr":{"observed_bytes":30,"lines":1}}}`, 400},
 		{"failing, both streams cut", failing, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"complete"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}}}}`, 400},
 		{"running (launch, hand-back)", running, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":null,"process":{"state":"running","pid":77},"capture":{"state":"pending"}}`, 400},
 		{"cancelled, partial, redaction off, cut in a line", partial, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":137,"process":{"state":"cancelled","signal":"SIGKILL","reason":"SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after 5s"},"capture":{"state":"partial","reason":"write_error","error":"no space left on device"},"redaction":{"enabled":false},"streams":{"stdout":{"observed_bytes":5000,"committed_bytes":4096,"lines":3,"preview":{"state":"truncated"}}}}`, 600},

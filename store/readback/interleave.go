@@ -9,6 +9,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
+	"os"
+	"time"
 
 	"github.com/capwrap/capwrap/store"
 )
@@ -35,6 +38,13 @@ type interleaver struct {
 	lineOpen [2]bool  // the stream's last byte printed was not a newline
 	buf      []byte
 	printed  bool
+	// live: a followed read, whose last line may still grow: run does not
+	// end it with a newline until the capture is no longer running.
+	live bool
+	// until, when not nil, holds each stream's matcher of Query.Until; the
+	// first matching line printed stops the read (matched).
+	until   *[2]lineMatcher
+	matched int // 1 + the stream whose line matched; 0: none
 }
 
 func newInterleaver(w *bufio.Writer, files [2]io.ReaderAt, sizes [2]int64, offset, limit int64) *interleaver {
@@ -100,7 +110,7 @@ func (iv *interleaver) run(next func() (store.ArrivalRecord, error), running boo
 		}
 		iv.covered[s] = max(iv.covered[s], end)
 		if ok, err := iv.emit(s, start, end-start); err != nil || !ok {
-			return iv.merged, err == nil, err
+			return iv.merged, err == nil && iv.matched == 0, err
 		}
 	}
 	if !running && (iv.covered[0] < iv.sizes[0] || iv.covered[1] < iv.sizes[1]) {
@@ -110,18 +120,20 @@ func (iv *interleaver) run(next func() (store.ArrivalRecord, error), running boo
 				continue
 			}
 			if ok, err := iv.emit(s, iv.covered[s], iv.sizes[s]-iv.covered[s]); err != nil || !ok {
-				return iv.merged, err == nil, err
+				return iv.merged, err == nil && iv.matched == 0, err
 			}
 		}
 	}
-	if iv.midLine >= 0 && iv.left > 0 {
+	if iv.midLine >= 0 && iv.left > 0 && !(iv.live && running) {
 		iv.w.WriteByte('\n') // end the last labeled line
+		iv.midLine = -1
 	}
 	return max(iv.merged, iv.offset), false, nil
 }
 
 // emit prints bytes [off, off+n) of stream s, less what lies before the
-// merged offset to start at; false when the budget ran out first.
+// merged offset to start at; false when the budget ran out first or a
+// line matched Query.Until.
 func (iv *interleaver) emit(s int, off, n int64) (bool, error) {
 	if iv.merged+n <= iv.offset {
 		iv.merged += n
@@ -135,7 +147,7 @@ func (iv *interleaver) emit(s int, off, n int64) (bool, error) {
 	}
 	done, err := iv.chunk(s, off, n)
 	iv.merged += done
-	return done == n, err
+	return done == n && iv.matched == 0, err
 }
 
 // chunk prints bytes [off, off+n) of stream s; it returns how many data
@@ -197,7 +209,130 @@ func (iv *interleaver) piece(s int, piece []byte) (int, bool) {
 	} else {
 		iv.midLine = -1
 	}
+	if iv.until != nil && iv.until[s].feed(piece) {
+		iv.matched = s + 1
+		return len(piece), false
+	}
 	return len(piece), !cut
+}
+
+// followInterleaved is a followed interleaved read (SPEC §8 `read --follow
+// --interleaved`): it prints both streams of capture e in their order of
+// arrival as they grow, from merged offset q.Offset, until the capture is
+// no longer running, q.Limit bytes (labels included) were printed,
+// q.FollowTimeout passed, or a line of either stream matched q.Until. The
+// arrival index is read again at each look (its last record may grow); a
+// look prints only chunks whose bytes are committed.
+func followInterleaved(d *store.Dir, w *bufio.Writer, e store.Entry, q Query) (Status, error) {
+	st := Status{Stream: StreamInterleaved}
+	var files [2]*os.File
+	for i, name := range []string{store.Stdout, store.Stderr} {
+		f, _, err := openSized(d, e.ID, name)
+		if err != nil {
+			return st, err
+		}
+		defer f.Close()
+		files[i] = f
+	}
+	var deadline time.Time
+	if q.FollowTimeout > 0 {
+		deadline = time.Now().Add(q.FollowTimeout)
+	}
+	iv := newInterleaver(w, [2]io.ReaderAt{files[0], files[1]}, [2]int64{}, q.Offset, q.Limit)
+	iv.live = true
+	if q.Until != nil {
+		iv.until = &[2]lineMatcher{{re: q.Until}, {re: q.Until}}
+	}
+	pos := q.Offset
+	for {
+		cur, err := d.Entry(e.ID) // first the state, then the sizes
+		if errors.Is(err, fs.ErrNotExist) {
+			cur, err = store.Entry{ID: e.ID, Final: true}, nil
+			st.Removed = true
+		}
+		if err != nil {
+			return st, err
+		}
+		st.Running, st.Final = cur.Running, cur.Final && !cur.Running
+		for i, f := range files {
+			fi, err := f.Stat()
+			if err != nil {
+				return st, err
+			}
+			iv.sizes[i] = fi.Size()
+		}
+		st.Size = iv.sizes[0] + iv.sizes[1]
+		ar, err := d.OpenArrival(e.ID)
+		if err != nil {
+			return st, err
+		}
+		iv.merged, iv.covered, iv.offset = 0, [2]int64{}, pos
+		warn := func(rest [2]int64) {
+			if q.Warnf != nil {
+				q.Warnf("the arrival index of %s ends before the output does (index full or not written); the remaining %d bytes of stdout and %d of stderr follow stream by stream",
+					e.ID, rest[0], rest[1])
+			}
+		}
+		pos, st.Truncated, err = iv.run(ar.Next, cur.Running, warn)
+		ar.Close()
+		st.NextOffset = pos
+		if err != nil {
+			return st, err
+		}
+		if err := w.Flush(); err != nil {
+			return st, err
+		}
+		switch {
+		case iv.matched > 0:
+			st.Matched = true
+			st.MatchStream = [2]string{store.Stdout, store.Stderr}[iv.matched-1]
+			st.MatchLine = string(iv.until[iv.matched-1].hit)
+			if iv.midLine >= 0 { // the match ends its line: no open line is left
+				iv.midLine = -1
+			}
+			return st, nil
+		case st.Truncated:
+			return st, nil
+		case iv.left == 0:
+			st.Truncated = cur.Running || pos < st.Size
+			return st, nil
+		case !cur.Running:
+			return st, nil
+		case !deadline.IsZero() && time.Now().After(deadline):
+			st.TimedOut = true
+			if iv.midLine >= 0 {
+				w.WriteByte('\n') // end the open labeled line: the output ends here
+			}
+			return st, w.Flush()
+		}
+		time.Sleep(followPoll)
+	}
+}
+
+// arrivedBefore returns how many bytes of the other stream than stream
+// had arrived at capwrap before byte off of stream, by capture id's
+// arrival index (an error when it has none).
+func arrivedBefore(d *store.Dir, id, stream string, off int64) (int64, error) {
+	ar, err := d.OpenArrival(id)
+	if err != nil {
+		return 0, err
+	}
+	defer ar.Close()
+	var other int64
+	for {
+		rec, err := ar.Next()
+		if errors.Is(err, io.EOF) {
+			return other, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if rec.Stream != stream {
+			other = max(other, rec.Offset+rec.Length)
+		} else if rec.Offset+rec.Length > off {
+			return other, nil
+		}
+	}
 }
 
 // startsLine reports whether offset off of r starts a line.

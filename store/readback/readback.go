@@ -63,8 +63,8 @@ type Query struct {
 	// (see Context). Limit bounds them too.
 	Context Context
 	// Follow waits for new bytes of a running capture until it ends or
-	// Limit bytes were printed. It excludes Grep, Interleaved and a
-	// Lines range with an end.
+	// Limit bytes were printed. It excludes Grep and a Lines range with
+	// an end; with Interleaved it follows both streams.
 	Follow bool
 	// Interleaved prints both streams merged in their order of arrival at
 	// capwrap (the capture's arrival index), each line labeled "stdout| "
@@ -75,9 +75,10 @@ type Query struct {
 	// FollowTimeout, with Follow, stops waiting after this long (0: not
 	// before the capture ends); Status.TimedOut then says so.
 	FollowTimeout time.Duration
-	// Until, with Follow, stops right after the first line printed that
-	// matches it (waiting until the server says it listens, SPEC §8);
-	// Status.Matched says so. A line longer than 256 KiB is matched in
+	// Until, with Follow, stops at the first line of either stream that
+	// matches it (waiting until the server says it listens, SPEC §8),
+	// right after it when it is on the stream printed; Status.Matched
+	// says so, and which line. A line longer than 256 KiB is matched in
 	// pieces.
 	Until *regexp.Regexp
 	// Warnf, when not nil, is told (lowercase, no final period) that an
@@ -97,16 +98,17 @@ func (q Query) check() error {
 		return errors.New("a read takes context lines only with a grep")
 	case q.Lines != nil && q.Offset != 0 && q.Lines.A != 0:
 		return errors.New("a read takes an offset or a line range with a start, not both")
-	case q.Follow && (q.Grep != nil || q.Interleaved || (q.Lines != nil && q.Lines.B != 0)):
-		return errors.New("a followed read takes no grep, interleaving or end line")
+	case q.Follow && (q.Grep != nil || (q.Lines != nil && q.Lines.B != 0)):
+		return errors.New("a followed read takes no grep or end line")
 	case q.Interleaved && (q.Lines != nil || q.Grep != nil):
 		return errors.New("an interleaved read takes no lines or grep")
 	}
 	return nil
 }
 
-// Status is what a read found, printed by `capwrap read` as the JSON
-// of its last stderr line, "capwrap-read {...}" (SPEC §8).
+// Status is what a read found, which `capwrap read` prints as the JSON
+// of its last stderr line, "capwrap-read {...}" (SPEC §8; the CLI leaves
+// out keys at their usual values).
 type Status struct {
 	// Stream is the stream read, or StreamInterleaved.
 	Stream string `json:"stream"`
@@ -141,6 +143,11 @@ type Status struct {
 	// it ended at FollowTimeout, the capture still running.
 	Matched  bool `json:"matched,omitempty"`
 	TimedOut bool `json:"timed_out,omitempty"`
+	// MatchStream and MatchLine, when Matched, are the stream whose line
+	// matched and the start of that line (at most 1 KiB, newline
+	// excluded): it may be on the stream not printed.
+	MatchStream string `json:"-"`
+	MatchLine   string `json:"-"`
 }
 
 // Read prints to w what q asks of capture e (an entry of d, see [store.Dir.Entry])
@@ -157,9 +164,12 @@ func Read(w io.Writer, d *store.Dir, e store.Entry, q Query) (Status, error) {
 	bw := bufio.NewWriterSize(w, readBuffer)
 	var st Status
 	var err error
-	if q.Interleaved {
+	switch {
+	case q.Interleaved && q.Follow:
+		st, err = followInterleaved(d, bw, e, q)
+	case q.Interleaved:
 		st, err = readInterleaved(d, bw, e, q)
-	} else {
+	default:
 		st, err = readStream(d, bw, e, q)
 	}
 	if ferr := bw.Flush(); err == nil && ferr != nil {
@@ -748,6 +758,10 @@ func lineAt(firstLine, line int64, past bool) int64 {
 // follow copies stream file f of capture id from lo as it grows until the
 // capture is no longer running (finished or abandoned) or limit bytes were
 // printed. Only committed bytes are read: the file's size when looked at.
+// With q.Until it also stops at the first matching line of either stream
+// (SPEC §8: many servers say "listening on" on stderr): the followed
+// stream's as it is printed, the other's from where it stood when byte lo
+// of the followed stream arrived.
 func follow(d *store.Dir, w *bufio.Writer, id string, f *os.File, lo int64, q Query, st Status) (Status, error) {
 	buf := make([]byte, scanBlock)
 	pos, left := lo, q.Limit
@@ -756,8 +770,17 @@ func follow(d *store.Dir, w *bufio.Writer, id string, f *os.File, lo int64, q Qu
 		deadline = time.Now().Add(q.FollowTimeout)
 	}
 	var until *lineMatcher
+	var other *otherStream
 	if q.Until != nil {
 		until = &lineMatcher{re: q.Until}
+		o, err := watchOther(d, id, q.Stream, lo, q.Until)
+		if err != nil {
+			return st, err
+		}
+		if o != nil {
+			defer o.f.Close()
+			other = o
+		}
 	}
 	for {
 		e, err := d.Entry(id) // first the state, then the size: a finished capture's size is final
@@ -781,6 +804,9 @@ func follow(d *store.Dir, w *bufio.Writer, id string, f *os.File, lo int64, q Qu
 				if end, st.Matched, err = until.scan(f, pos, min(size, pos+left), buf); err != nil {
 					return st, err
 				}
+				if st.Matched {
+					st.MatchStream, st.MatchLine = q.Stream, string(until.hit)
+				}
 			}
 			n, _, truncated, err := copyRange(w, f, pos, end, left, buf)
 			pos += n
@@ -796,6 +822,14 @@ func follow(d *store.Dir, w *bufio.Writer, id string, f *os.File, lo int64, q Qu
 				st.Truncated = true
 				st.MidLine, err = midLine(f, pos)
 				return st, err
+			}
+		}
+		if other != nil && !st.Matched {
+			if st.Matched, err = other.scan(buf); err != nil {
+				return st, err
+			}
+			if st.Matched {
+				st.MatchStream, st.MatchLine = other.name, string(other.m.hit)
 			}
 		}
 		st.NextOffset = max(pos, st.NextOffset)
@@ -815,12 +849,64 @@ func follow(d *store.Dir, w *bufio.Writer, id string, f *os.File, lo int64, q Qu
 	}
 }
 
+// otherStream watches the stream a follow does not print for a line
+// matching --until.
+type otherStream struct {
+	name string
+	f    *os.File
+	pos  int64 // the next byte to scan
+	m    lineMatcher
+}
+
+// watchOther opens the stream of capture id that is not stream, to be
+// scanned for re from the bytes that arrived after byte lo of stream (its
+// arrival index says which; without one, from its start when lo is 0,
+// else from its end now). It returns nil when that stream has no file.
+func watchOther(d *store.Dir, id, stream string, lo int64, re *regexp.Regexp) (*otherStream, error) {
+	name := store.Stderr
+	if stream == store.Stderr {
+		name = store.Stdout
+	}
+	f, size, err := openSized(d, id, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	o := &otherStream{name: name, f: f, m: lineMatcher{re: re}}
+	if lo > 0 {
+		if o.pos, err = arrivedBefore(d, id, stream, lo); err != nil {
+			o.pos = size
+		}
+		o.pos = min(o.pos, size)
+	}
+	return o, nil
+}
+
+// scan reads the other stream's new committed bytes for a matching line.
+func (o *otherStream) scan(buf []byte) (bool, error) {
+	fi, err := o.f.Stat()
+	if err != nil || fi.Size() <= o.pos {
+		return false, err
+	}
+	end, hit, err := o.m.scan(o.f, o.pos, fi.Size(), buf)
+	o.pos = end
+	return hit, err
+}
+
 // lineMatcher finds the first line matching re in a stream read piece by
 // piece, carrying a partial line over (at most grepBlock bytes of it).
 type lineMatcher struct {
 	re    *regexp.Regexp
 	carry []byte
+	// hit is the start of the line that matched (at most matchKept
+	// bytes of it, newline excluded).
+	hit []byte
 }
+
+// matchKept is the most bytes of a matching line kept for Status.MatchLine.
+const matchKept = 1024
 
 // scan reads r's bytes [lo, hi) and returns where to stop printing: just
 // after the first line (or grepBlock piece) that matches, with matched
@@ -831,31 +917,37 @@ func (m *lineMatcher) scan(r io.ReaderAt, lo, hi int64, buf []byte) (int64, bool
 		if err := readBlock(r, buf[:k], pos); err != nil {
 			return pos, false, err
 		}
-		b := buf[:k]
-		for len(b) > 0 {
-			i := bytes.IndexByte(b, '\n')
-			piece, done := b, false
-			if i >= 0 {
-				piece, done = b[:i], true
+		for b := buf[:k]; len(b) > 0; {
+			piece := b
+			if i := bytes.IndexByte(b, '\n'); i >= 0 {
+				piece = b[:i+1]
 			}
-			m.carry = append(m.carry, piece...)
-			if len(m.carry) >= grepBlock {
-				done = true
-			}
-			consumed := len(piece)
-			if i >= 0 {
-				consumed++
-			}
-			b = b[consumed:]
-			pos += int64(consumed)
-			if done {
-				hit := m.re.Match(m.carry)
-				m.carry = m.carry[:0]
-				if hit {
-					return pos, true, nil
-				}
+			b = b[len(piece):]
+			pos += int64(len(piece))
+			if m.feed(piece) {
+				return pos, true, nil
 			}
 		}
 	}
 	return hi, false, nil
+}
+
+// feed takes piece, bytes of at most one line (a newline only at its
+// end), and reports whether it completed a line, or a piece of grepBlock
+// bytes of a longer one, that matches.
+func (m *lineMatcher) feed(piece []byte) bool {
+	done := len(piece) > 0 && piece[len(piece)-1] == '\n'
+	if done {
+		piece = piece[:len(piece)-1]
+	}
+	m.carry = append(m.carry, piece...)
+	if !done && len(m.carry) < grepBlock {
+		return false
+	}
+	hit := m.re.Match(m.carry)
+	if hit {
+		m.hit = append([]byte(nil), m.carry[:min(len(m.carry), matchKept)]...)
+	}
+	m.carry = m.carry[:0]
+	return hit
 }

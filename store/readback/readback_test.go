@@ -544,3 +544,91 @@ func TestGrepWindowsMaxWithContext(t *testing.T) {
 		t.Errorf("grep = %q, %+v; want %q, 1 match, truncated", out.String(), res, want)
 	}
 }
+
+// TestFollowUntilBothStreams: --until matches a line of either stream
+// (SPEC §8); a followed read of one stream counts the other's lines from
+// the bytes that arrived after its start (arrivedBefore), and an
+// interleaved follow stops right after the matching line.
+func TestFollowUntilBothStreams(t *testing.T) {
+	d, c := newTestCapture(t)
+	// stdout "boot\n", stderr "listening\n", stdout "req\n", stderr "late\n".
+	writeCapture(t, c, "boot\n", "listening\n", "req\n", "late\n")
+	e, err := d.Entry(c.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name        string
+		q           Query
+		out         string
+		matched     bool
+		matchStream string
+		matchLine   string
+	}{
+		{"stdout, match on stderr", Query{Stream: store.Stdout, Until: regexp.MustCompile("listen")}, "boot\nreq\n", true, store.Stderr, "listening"},
+		{"stdout from 5: stderr's line came before", Query{Stream: store.Stdout, Offset: 5, Until: regexp.MustCompile("listen")}, "req\n", false, "", ""},
+		{"stdout from 5: a later stderr line", Query{Stream: store.Stdout, Offset: 5, Until: regexp.MustCompile("late")}, "req\n", true, store.Stderr, "late"},
+		{"stderr, match on stdout", Query{Stream: store.Stderr, Until: regexp.MustCompile("^req$")}, "listening\nlate\n", true, store.Stdout, "req"},
+		{"stderr from 10: stdout's req came before", Query{Stream: store.Stderr, Offset: 10, Until: regexp.MustCompile("^req$")}, "late\n", false, "", ""},
+		{"stdout, match on its own line", Query{Stream: store.Stdout, Until: regexp.MustCompile("boot")}, "boot\n", true, store.Stdout, "boot"},
+		{"interleaved", Query{Interleaved: true, Until: regexp.MustCompile("listen")}, "stdout| boot\nstderr| listening\n", true, store.Stderr, "listening"},
+		{"interleaved, no match", Query{Interleaved: true, Until: regexp.MustCompile("never")}, "stdout| boot\nstderr| listening\nstdout| req\nstderr| late\n", false, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.q
+			q.Follow, q.Limit = true, 1000
+			var b strings.Builder
+			st, err := Read(&b, d, e, q)
+			if err != nil || b.String() != tc.out || st.Matched != tc.matched || st.MatchStream != tc.matchStream || st.MatchLine != tc.matchLine || st.Truncated {
+				t.Errorf("got %q, %+v, %v; want %q, matched %v on %q: %q", b.String(), st, err, tc.out, tc.matched, tc.matchStream, tc.matchLine)
+			}
+		})
+	}
+}
+
+// TestFollowInterleavedGrows: an interleaved follow of a running capture
+// prints what each look finds, keeps a line open across looks (no label
+// repeated, no newline added), and ends the last line when the capture
+// ends.
+func TestFollowInterleavedGrows(t *testing.T) {
+	d, c := newTestCapture(t)
+	a, err := c.Arrival(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(s, text string) {
+		writeAll(c.Stream(s), []byte(text), len(text))
+		a.Writer(s).Write([]byte(text))
+	}
+	write(store.Stdout, "par")
+	e, err := d.Entry(c.ID())
+	if err != nil || !e.Running {
+		t.Fatalf("entry %+v, %v", e, err)
+	}
+	pr, pw := io.Pipe()
+	type result struct {
+		st  Status
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := Read(pw, d, e, Query{Interleaved: true, Follow: true, Limit: 1000})
+		pw.Close()
+		done <- result{st, err}
+	}()
+	got := make([]byte, len("stdout| par"))
+	if _, err := io.ReadFull(pr, got); err != nil || string(got) != "stdout| par" {
+		t.Fatalf("first look: %q, %v", got, err)
+	}
+	write(store.Stdout, "tial\n")
+	write(store.Stderr, "oops")
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, c)
+	rest, _ := io.ReadAll(pr)
+	r := <-done
+	if want := "tial\nstderr| oops\n"; r.err != nil || string(rest) != want || r.st.NextOffset != 12 || r.st.Truncated || !r.st.Final {
+		t.Errorf("rest %q, %+v, %v; want %q", rest, r.st, r.err, want)
+	}
+}
