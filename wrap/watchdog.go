@@ -89,16 +89,34 @@ func (wd *Watchdog) arm(pgid int) error {
 	return wd.send(fmt.Sprintf("arm %d\n", pgid))
 }
 
-// NoteTo asks the helper to leave a note should it end the child's group:
-// before its SIGTERM it creates the file name in directory dir (0600,
-// exclusively, through an [os.Root] of dir that it opens when told, so
-// that a later rename of dir or a symbolic link put in its place cannot
-// send the note elsewhere; name is resolved inside that root). The note
-// says which signal the helper sends, to which group, and when: whoever
-// finds it knows that capwrap was killed and its watchdog ended the
-// command (SPEC §3), not that the command may still run. No note is
-// written when the helper is disarmed or finds the group gone. The caller
-// (the runner) chooses dir and name; wrap knows nothing of captures.
+// exited tells the helper that capwrap has reaped the group's leader, the
+// command itself: should capwrap die from here on (while it drains the
+// streams), a group found empty ended on its own, and the helper leaves no
+// note (see NoteTo).
+func (wd *Watchdog) exited() {
+	if wd != nil {
+		_ = wd.send("exited\n")
+	}
+}
+
+// NoteTo asks the helper to leave a note should capwrap die while the
+// command runs: at end of file, before its SIGTERM, it creates the file
+// name in directory dir (0600, exclusively, through an [os.Root] of dir
+// that it opens when told, so that a later rename of dir or a symbolic
+// link put in its place cannot send the note elsewhere; name is resolved
+// inside that root). The note says which signal the helper sends, to which
+// group, and when: whoever finds it knows that capwrap was killed and the
+// command with it (SPEC §3), not that the command may still run.
+//
+// The helper writes it when the group is alive (it is about to end it),
+// and also when the group is gone but capwrap had not reaped the command
+// yet: on Linux the kernel's parent-death signal (SIGTERM, see
+// setParentDeathSignal) reaches the command at capwrap's death, often
+// before the helper looks, and the command then ended with capwrap all
+// the same. No note is written when the helper is disarmed, or when the
+// group is gone and capwrap had reaped the command (it ended on its own;
+// capwrap died while draining). The caller (the runner) chooses dir and
+// name; wrap knows nothing of captures.
 //
 // The error is the pipe's (the helper is gone); NoteTo after Disarm, or on
 // a nil Watchdog, does nothing and returns nil. Paths may hold any byte
@@ -129,10 +147,11 @@ func (wd *Watchdog) Disarm() {
 
 // WatchdogMain is the helper's program (see Watchdog): args are what
 // follows WatchdogArg, the kill-after duration. It reads "arm PGID",
-// "note DIR NAME" (both quoted, see NoteTo) and "disarm" lines from in; at
-// end of file while armed, if the group is still alive, it writes the
-// note (when told to, waiting at most noteGrace for it), then ends that
-// group. It returns the helper's exit status.
+// "note DIR NAME" (both quoted, see NoteTo), "exited" (capwrap reaped the
+// command) and "disarm" lines from in; at end of file while armed it
+// writes the note (when told to and NoteTo's rule says so, waiting at
+// most noteGrace for it), then ends the group if it is still alive. It
+// returns the helper's exit status.
 func WatchdogMain(in io.Reader, args []string) int {
 	// Only the pipe tells the helper when to act.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
@@ -144,7 +163,7 @@ func WatchdogMain(in io.Reader, args []string) int {
 	if err != nil {
 		return 2
 	}
-	pgid := 0
+	pgid, exited := 0, false
 	var n *note
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
@@ -158,15 +177,25 @@ func WatchdogMain(in io.Reader, args []string) int {
 			if dir, name, ok := parseNote(arg); ok {
 				n = openNote(dir, name)
 			}
+		case "exited":
+			exited = true
 		case "disarm":
 			return 0
 		}
 	}
 	// End of file (or a read error): capwrap is gone.
-	if pgid > 0 && groupAlive(pgid) {
+	if pgid <= 0 {
+		return 0
+	}
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	switch {
+	case groupAlive(pgid):
 		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog sent SIGTERM to process group %d at %s, and SIGKILL %v later to any member still alive\n",
-			pgid, time.Now().UTC().Format(time.RFC3339Nano), killAfter), noteGrace)
+			pgid, now, killAfter), noteGrace)
 		endGroup(pgid, killAfter)
+	case !exited:
+		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog found process group %d ended at %s (a command ends with capwrap: on Linux the kernel sends it SIGTERM)\n",
+			pgid, now), noteGrace)
 	}
 	return 0
 }

@@ -145,23 +145,27 @@ func liveMembers(pgid int) int {
 // it, exclusively and 0600, before it ends a group that is still alive at
 // end of file, in the directory it opened when told (a later rename and a
 // symbolic link in its place change nothing), whatever bytes its path
-// holds; a disarmed helper, or one that finds the group gone, leaves none.
+// holds; also for a group gone before capwrap reaped its leader (the
+// kernel's parent-death SIGTERM got there first). A disarmed helper, or
+// one that finds the group gone after capwrap reaped the leader, leaves
+// none.
 func TestWatchdogNote(t *testing.T) {
 	const name = "killed.txt"
 	for i, tc := range []struct {
 		what   string
 		dir    string // under a temporary directory
-		end    string // "eof" (capwrap dies), "disarm", "gone" (the group ends first, then eof)
+		end    string // "eof" (capwrap dies), "disarm", "gone" (the group ends, capwrap reaps it, then eof), "unreaped" (the group ends, then eof)
 		swap   bool   // the directory renamed and a symbolic link put in its place, once opened
 		exists bool   // a file at the note's name already
-		want   bool
+		want   string // what the note says; "" for none
 	}{
-		{what: "armed at eof", dir: "capture", end: "eof", want: true},
-		{what: "spaces, quotes, newline", dir: "a \"dir\" with\nnewline", end: "eof", want: true},
-		{what: "renamed and replaced by a link", dir: "capture", end: "eof", swap: true, want: true},
+		{what: "armed at eof", dir: "capture", end: "eof", want: "sent SIGTERM to process group %d at "},
+		{what: "spaces, quotes, newline", dir: "a \"dir\" with\nnewline", end: "eof", want: "sent SIGTERM to process group %d at "},
+		{what: "renamed and replaced by a link", dir: "capture", end: "eof", swap: true, want: "sent SIGTERM to process group %d at "},
 		{what: "name taken", dir: "capture", end: "eof", exists: true},
 		{what: "disarmed", dir: "capture", end: "disarm"},
 		{what: "group gone", dir: "capture", end: "gone"},
+		{what: "group gone, not reaped", dir: "capture", end: "unreaped", want: "found process group %d ended at "},
 	} {
 		t.Run(tc.what, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -212,11 +216,14 @@ func TestWatchdogNote(t *testing.T) {
 				wait() // ends once the helper has acted
 			case "disarm":
 				wd.Disarm()
-			case "gone":
+			case "gone", "unreaped":
 				syscall.Kill(-pgid, syscall.SIGKILL)
 				wait()
 				for groupAlive(pgid) {
 					time.Sleep(10 * time.Millisecond)
+				}
+				if tc.end == "gone" {
+					wd.exited()
 				}
 				wd.mu.Lock()
 				wd.w.Close()
@@ -239,13 +246,13 @@ func TestWatchdogNote(t *testing.T) {
 				if string(b) != "mine" {
 					t.Errorf("the file at the note's name holds %q, want it untouched", b)
 				}
-			case !tc.want && err == nil:
+			case tc.want == "" && err == nil:
 				t.Errorf("note written: %q", b)
-			case !tc.want:
+			case tc.want == "":
 			case err != nil:
 				t.Errorf("no note: %v", err)
 			default:
-				want := fmt.Sprintf("SIGTERM to process group %d at ", pgid)
+				want := fmt.Sprintf(tc.want, pgid)
 				if !bytes.Contains(b, []byte(want)) || !bytes.HasSuffix(b, []byte("\n")) {
 					t.Errorf("note %q, want a line with %q", b, want)
 				}
