@@ -73,7 +73,7 @@ func liveReceipt(e *env, dir *store.Dir, c store.Entry) *receipt.Receipt {
 	rc.Capture = c.CaptureStatus()
 	rc.Process.State, rc.Process.ExitCode, rc.Process.Signal = "", nil, nil // null: unknown
 	if c.KilledWithCapwrap {
-		rc.Process.Reason = new("killed with capwrap: capwrap was killed while the command ran, and its watchdog ended the command's process group (SIGTERM, SIGKILL --kill-after later); how the command ended is unknown")
+		rc.Process.Reason = new("killed with capwrap: capwrap was killed while the command ran, and the command's process group ended with it (SIGTERM from its watchdog, or on Linux from the kernel, and SIGKILL --kill-after later); how the command ended is unknown")
 		e.d.Warnf("%s", killedWithCapwrapText(c.ID))
 		return rc
 	}
