@@ -111,7 +111,14 @@ func runRead(e *env, o readOptions, args []string) error {
 	if err != nil {
 		return failure{msg: fmt.Sprintf("read %s: %v", c.ID, store.UnwrapPath(err))}
 	}
-	readHints(c.ID, q, status, e.d)
+	if !status.Final && !status.Running && !c.KilledWithCapwrap {
+		// Abandoned now, perhaps not when opened (--follow): the
+		// watchdog's note, if any, is there by now.
+		if now, err := dir.Entry(c.ID); err == nil {
+			c = now
+		}
+	}
+	readHints(c, q, status, e.d)
 	if q.Until != nil && !status.Matched && !status.Running && !status.Truncated {
 		untilMissed(e, dir, c.ID, q)
 	}
@@ -321,10 +328,11 @@ func (o *readOptions) checkModes(q readback.Query) error {
 	return nil
 }
 
-// readHints says what the status of a read of capture id means for the
-// reader: still running, removed, abandoned (runRead adds how to continue
-// a truncated read).
-func readHints(id string, q readback.Query, status readback.Status, d diag) {
+// readHints says what the status of a read of capture c means for the
+// reader: still running, removed, ended with capwrap, abandoned (runRead
+// adds how to continue a truncated read).
+func readHints(c store.Entry, q readback.Query, status readback.Status, d diag) {
+	id := c.ID
 	switch {
 	case status.Matched:
 		where, runs := "", "; it has ended"
@@ -347,6 +355,8 @@ func readHints(id string, q readback.Query, status readback.Status, d diag) {
 		d.Hintf("capture %s is still running: this is the %d bytes committed so far; --follow waits for the rest", id, status.Size)
 	case status.Removed:
 		d.Hintf("capture %s ended and was not kept (--keep auto keeps no compact success): all of it was read before it went", id)
+	case !status.Final && !status.Running && c.KilledWithCapwrap:
+		d.Warnf("%s", killedWithCapwrapText(id))
 	case !status.Final && !status.Running:
 		d.Warnf("capture %s was abandoned (capwrap ended without a receipt): the stream holds what was committed", id)
 	}

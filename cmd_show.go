@@ -26,8 +26,9 @@ func newShowCommand() command {
 
 // runShow is `capwrap show ID` (SPEC §8): receipt.json as written; for a
 // running capture the live receipt with the sizes committed so far; for an
-// abandoned one the live receipt marked partial (abandoned), its process
-// state unknown.
+// abandoned one the live receipt marked partial (abandoned), or partial
+// (killed_with_capwrap) when capwrap's watchdog ended the command, its
+// process state unknown.
 func runShow(e *env, _ showOptions, args []string) error {
 	dir, c, err := openCapture(e, args[0])
 	if err != nil {
@@ -66,12 +67,27 @@ func liveReceipt(e *env, dir *store.Dir, c store.Entry) *receipt.Receipt {
 		return rc
 	}
 	// The live receipt said running when capwrap wrote it; nobody is left
-	// to know what became of the process since.
-	rc.Capture = receipt.Capture{State: receipt.CapturePartial, Reason: new(receipt.ReasonAbandoned)}
+	// to know what became of the process since (the watchdog, when it
+	// ended the command, knows which signals it sent, not how the
+	// command ended).
+	rc.Capture = c.CaptureStatus()
 	rc.Process.State, rc.Process.ExitCode, rc.Process.Signal = "", nil, nil // null: unknown
+	if c.KilledWithCapwrap {
+		rc.Process.Reason = new("killed with capwrap: capwrap was killed while the command ran, and the command's process group ended with it (SIGTERM from its watchdog, or on Linux from the kernel, and SIGKILL --kill-after later); how the command ended is unknown")
+		e.d.Warnf("%s", killedWithCapwrapText(c.ID))
+		return rc
+	}
 	if rc.Process.Reason == nil {
 		rc.Process.Reason = new("unknown: capwrap ended without writing the receipt")
 	}
 	e.d.Warnf("capture %s was abandoned: capwrap ended without a receipt; its files hold the bytes committed", c.ID)
 	return rc
+}
+
+// killedWithCapwrapText is what show and read say of capture id, whose
+// capwrap was killed while the command ran and whose watchdog saw to it
+// that the command ended too (SPEC §3; store.Entry.KilledWithCapwrap): it
+// does not run on, and what it printed before is in the files.
+func killedWithCapwrapText(id string) string {
+	return fmt.Sprintf("capture %s ended with capwrap: capwrap was killed while the command ran, and the command with it; the files hold what was committed", id)
 }

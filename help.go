@@ -360,8 +360,8 @@ var verbHelp = map[string]string{
 	"list": `capwrap list [--json] [--running] [--limit N]
   The captures in the tool-outputs directory, newest first by start time
   (the receipt's started_at; the ID counts whole seconds only):
-  ID, process state and exit, capture state (abandoned ones marked), sizes,
-  age, command. --running shows only the captures whose command still runs
+  ID, process state and exit, capture state (abandoned ones and those killed
+  with capwrap marked), sizes, age, command. --running shows only the captures whose command still runs
   (background jobs among them: how a restarted harness finds its jobs);
   --limit N at most the N newest (0: all).
 `,
@@ -369,7 +369,8 @@ var verbHelp = map[string]string{
   The receipt as pretty JSON; for a running capture the live receipt plus the
   sizes committed so far; for an abandoned one (its capwrap died without a
   receipt) the live receipt marked partial (abandoned), process state
-  unknown. ID may be any unique prefix.
+  unknown, or partial (killed_with_capwrap) when capwrap's watchdog noted
+  that it ended the command as capwrap died. ID may be any unique prefix.
 `,
 	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
                 [--lines A:B] [--grep REGEX [--max N] [-C N] [-A N] [-B N]]
@@ -421,7 +422,8 @@ var verbHelp = map[string]string{
   exit_status null) and wait exits 75; 0 (default) waits for the end. Keep
   D below your harness's time limit and wait again on 75. Bad flags, no ID,
   an unknown or ambiguous ID exit 2; a job abandoned (its supervisor died
-  without a receipt) 1. ID may be any unique prefix.
+  without a receipt) or ended with its supervisor (killed, its watchdog
+  ended the job) 1. ID may be any unique prefix.
 `,
 	"stop": `capwrap stop [--signal SIG] [--kill-after D] ID...
   Sends SIGTERM (or --signal: a name such as INT or SIGHUP, or a number) to

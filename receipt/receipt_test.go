@@ -82,6 +82,7 @@ func TestCaptureString(t *testing.T) {
 	}{
 		{Capture{State: CaptureComplete}, "complete"},
 		{Capture{State: CapturePartial, Reason: new(ReasonAbandoned)}, "partial (abandoned)"},
+		{Capture{State: CapturePartial, Reason: new(ReasonKilledWithCapwrap)}, "partial (killed_with_capwrap)"},
 		{Capture{State: CaptureFailed, Reason: new(ReasonWriteError)}, "failed (write_error)"},
 	} {
 		if got := tc.c.String(); got != tc.want {

@@ -45,4 +45,8 @@ const (
 	ReasonWriterStalled  Reason = "writer_stalled"
 	ReasonWriteError     Reason = "write_error"
 	ReasonAbandoned      Reason = "abandoned"
+	// ReasonKilledWithCapwrap is an abandoned capture whose command
+	// capwrap's watchdog ended (SPEC §3: a command never outlives a
+	// capwrap that was killed): capwrap was killed, the command with it.
+	ReasonKilledWithCapwrap Reason = "killed_with_capwrap"
 )

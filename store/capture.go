@@ -30,6 +30,16 @@ const (
 	maxCreateRetries = 8
 )
 
+// KilledNote is the name, inside a capture directory, of the note that
+// capwrap's watchdog leaves when capwrap died while the command ran and
+// the watchdog is about to end the command's process group (SPEC §3). The
+// store never writes it: the runner tells the watchdog this name and
+// [Capture.AbsPath]. A capture without receipt.json that holds it reads as
+// partial (killed_with_capwrap) instead of partial (abandoned) ([Entry]).
+// It is a few bytes of text and not charged to the directory quota, like
+// the receipts.
+const KilledNote = "killed.txt"
+
 // Defaults of SPEC §4 "Limits".
 const (
 	DefaultMaxCaptureBytes = 32 << 20

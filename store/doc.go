@@ -17,7 +17,10 @@
 //     a symbolic link or hard link planted at a name it uses is refused (or,
 //     for receipt.live.json, replaced by rename), never followed;
 //   - a crash at any moment leaves .live files holding every committed byte
-//     and no receipt.json, which [Dir.List] reports as abandoned.
+//     and no receipt.json, which [Dir.List] reports as abandoned; or, when
+//     the directory holds [KilledNote] (which capwrap's watchdog, not the
+//     store, writes as it ends the command of a capwrap that died), as
+//     killed with capwrap.
 //
 // # Reading back
 //
@@ -49,7 +52,8 @@
 //	                          committed counts the bytes of a short write
 //	fsync or close fails      partial, write_error, error "fsync <file>: <cause>"
 //	SIGKILL of the process    .live files hold every committed byte, no receipt.json,
-//	                          lock free: Dir.List reports Abandoned
+//	                          lock free: Dir.List reports Abandoned; with the watchdog's
+//	                          note (KilledNote) also KilledWithCapwrap
 //
 // # SIGXFSZ
 //

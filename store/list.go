@@ -23,6 +23,11 @@ type Entry struct {
 	// Abandoned is true when the capture is not running and has no
 	// receipt.json: its writer died; it reads as "partial (abandoned)".
 	Abandoned bool
+	// KilledWithCapwrap is true for an abandoned capture whose directory
+	// holds the watchdog's note ([KilledNote]): capwrap was killed while
+	// the command ran, and its watchdog ended the command. It reads as
+	// "partial (killed_with_capwrap)".
+	KilledWithCapwrap bool
 	// Final is true when receipt.json exists.
 	Final bool
 	// Receipt is receipt.json when Final, else receipt.live.json; nil when
@@ -47,13 +52,15 @@ type FileEntry struct {
 }
 
 // CaptureStatus is the capture state of e as `capwrap list` shows it:
-// running; partial with reason abandoned; the receipt's capture state and
-// reason (complete, or partial with the reason); or unknown when the
-// receipt could not be read.
+// running; partial with reason killed_with_capwrap or abandoned; the
+// receipt's capture state and reason (complete, or partial with the
+// reason); or unknown when the receipt could not be read.
 func (e Entry) CaptureStatus() receipt.Capture {
 	switch {
 	case e.Running:
 		return receipt.Capture{State: receipt.CaptureRunning}
+	case e.Abandoned && e.KilledWithCapwrap:
+		return receipt.Capture{State: receipt.CapturePartial, Reason: new(receipt.ReasonKilledWithCapwrap)}
 	case e.Abandoned:
 		return receipt.Capture{State: receipt.CapturePartial, Reason: new(receipt.ReasonAbandoned)}
 	case e.Receipt == nil:
@@ -91,7 +98,8 @@ func (e Entry) LiveReceipt(dir string) *receipt.Receipt {
 // ProcessStatus is the process state of e with its exit code or signal
 // name (nil when none): running; the receipt's ("exited" and 3,
 // "signaled" and "SIGKILL", "timeout" and "SIGTERM"...); or unknown for an
-// abandoned capture, whose writer died before it learnt the outcome, or an
+// abandoned capture, whose writer died before it learnt the outcome (also
+// when the watchdog ended the command: nobody saw how it ended), or an
 // unreadable receipt.
 func (e Entry) ProcessStatus() (state receipt.ProcessState, code *int, signal *string) {
 	switch {
@@ -218,6 +226,10 @@ func (d *Dir) Entry(id string) (Entry, error) {
 	}
 	e.ReceiptErr = err
 	e.Abandoned = !e.Running && !e.Final
+	if e.Abandoned {
+		fi, err := d.root.Lstat(id + "/" + KilledNote)
+		e.KilledWithCapwrap = err == nil && fi.Mode().IsRegular()
+	}
 	return e, nil
 }
 

@@ -20,6 +20,7 @@ func TestEntryStatus(t *testing.T) {
 	}{
 		{Entry{Running: true}, "running", "running", "<nil>", "<nil>"},
 		{Entry{Abandoned: true}, "partial (abandoned)", "unknown", "<nil>", "<nil>"},
+		{Entry{Abandoned: true, KilledWithCapwrap: true}, "partial (killed_with_capwrap)", "unknown", "<nil>", "<nil>"},
 		{Entry{Final: true}, "unknown", "unknown", "<nil>", "<nil>"},
 		{Entry{Final: true, Receipt: &receipt.Receipt{Process: receipt.Process{State: "exited", ExitCode: &code}, Capture: receipt.Capture{State: receipt.CaptureComplete}}},
 			"complete", "exited", "3", "<nil>"},
@@ -179,5 +180,84 @@ func TestLiveReceipt(t *testing.T) {
 		if s := rc.Streams.Stderr; s.CommittedBytes != nil || s.File != nil {
 			t.Errorf("%s: stderr, which has no file, %+v", tc.name, s)
 		}
+	}
+}
+
+// TestKilledWithCapwrapEntry: the watchdog's note (KilledNote) turns an
+// abandoned capture into one killed with capwrap; a running or final
+// capture, or a note that is not a regular file, stays what it was. The
+// note is charged to no quota, and prune removes the capture with it.
+func TestKilledWithCapwrapEntry(t *testing.T) {
+	note := func(t *testing.T, c *Capture) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(c.AbsPath(), KilledNote), []byte("SIGTERM\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		what  string
+		setup func(t *testing.T, c *Capture)
+		want  string
+	}{
+		{"no note", func(t *testing.T, c *Capture) { crash(c) }, "partial (abandoned)"},
+		{"note", func(t *testing.T, c *Capture) { note(t, c); crash(c) }, "partial (killed_with_capwrap)"},
+		{"note while running", func(t *testing.T, c *Capture) { note(t, c) }, "running"},
+		{"note, then a receipt", func(t *testing.T, c *Capture) {
+			note(t, c)
+			if _, err := c.Finalize(); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Publish(&receipt.Receipt{Schema: receipt.Schema, Capture: receipt.Capture{State: receipt.CaptureComplete}}); err != nil {
+				t.Fatal(err)
+			}
+		}, "complete"},
+		{"a directory at the note's name", func(t *testing.T, c *Capture) {
+			if err := os.Mkdir(filepath.Join(c.AbsPath(), KilledNote), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			crash(c)
+		}, "partial (abandoned)"},
+		{"a symbolic link at the note's name", func(t *testing.T, c *Capture) {
+			if err := os.Symlink(receiptName, filepath.Join(c.AbsPath(), KilledNote)); err != nil {
+				t.Fatal(err)
+			}
+			crash(c)
+		}, "partial (abandoned)"},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			d, c := newTestCapture(t)
+			writeAll(c.Stream(Stdout), []byte("out\n"), 4)
+			for c.Stream(Stdout).Committed() < 4 {
+				time.Sleep(time.Millisecond)
+			}
+			tc.setup(t, c)
+			t.Cleanup(func() { c.Discard() })
+			list, err := d.List()
+			if err != nil || len(list) != 1 {
+				t.Fatalf("List = %+v, %v", list, err)
+			}
+			e := list[0]
+			if got := e.CaptureStatus().String(); got != tc.want {
+				t.Errorf("capture %q, want %q (%+v)", got, tc.want, e)
+			}
+			if e.KilledWithCapwrap != (tc.want == "partial (killed_with_capwrap)") || e.KilledWithCapwrap && !e.Abandoned {
+				t.Errorf("KilledWithCapwrap %v, Abandoned %v", e.KilledWithCapwrap, e.Abandoned)
+			}
+			if e.Running {
+				return
+			}
+			d.quotaMu.Lock()
+			used, err := d.usage("")
+			d.quotaMu.Unlock()
+			if err != nil || used != 4 {
+				t.Errorf("ledger charges %d bytes (%v), want the stream's 4", used, err)
+			}
+			if err := d.Remove(c.ID()); err != nil {
+				t.Errorf("prune: %v", err)
+			}
+			if list, err := d.List(); err != nil || len(list) != 0 {
+				t.Errorf("after prune: %+v, %v", list, err)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -32,11 +33,16 @@ const WatchdogArg = "__capwrap-watchdog"
 // reads end of file, sends SIGTERM (and SIGCONT, for a stopped group) to
 // the group it was armed with, SIGKILL KillAfter later if a member is still
 // alive, and exits. When capwrap ends normally it disarms the helper first,
-// which then exits at once. The helper holds nothing but the group's ID, so
-// it cannot itself be left behind: it ends at the latest KillAfter after
-// capwrap.
+// which then exits at once. The helper holds nothing but the group's ID
+// (and, once told, the directory of its note: see NoteTo), so it cannot
+// itself be left behind: it ends at the latest noteGrace plus KillAfter
+// after capwrap.
+//
+// A Watchdog's methods may be called from several goroutines.
 type Watchdog struct {
-	w *os.File
+	mu  sync.Mutex
+	w   *os.File // nil once disarmed
+	pid int      // the helper's
 }
 
 // StartWatchdog starts the helper for a child whose group is to get SIGKILL
@@ -62,21 +68,76 @@ func StartWatchdog(killAfter time.Duration) (*Watchdog, error) {
 		w.Close()
 		return nil, err
 	}
+	pid := cmd.Process.Pid
 	go cmd.Wait() // reaped when it ends, whenever that is
-	return &Watchdog{w: w}, nil
+	return &Watchdog{w: w, pid: pid}, nil
+}
+
+// send writes one line to the helper; it does nothing once disarmed.
+func (wd *Watchdog) send(line string) error {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	if wd.w == nil {
+		return nil
+	}
+	_, err := io.WriteString(wd.w, line)
+	return err
 }
 
 // arm names the process group to end should capwrap die.
 func (wd *Watchdog) arm(pgid int) error {
-	_, err := fmt.Fprintf(wd.w, "arm %d\n", pgid)
-	return err
+	return wd.send(fmt.Sprintf("arm %d\n", pgid))
+}
+
+// exited tells the helper that capwrap has reaped the group's leader, the
+// command itself: should capwrap die from here on (while it drains the
+// streams), a group found empty ended on its own, and the helper leaves no
+// note (see NoteTo).
+func (wd *Watchdog) exited() {
+	if wd != nil {
+		_ = wd.send("exited\n")
+	}
+}
+
+// NoteTo asks the helper to leave a note should capwrap die while the
+// command runs: at end of file, before its SIGTERM, it creates the file
+// name in directory dir (0600, exclusively, through an [os.Root] of dir
+// that it opens when told, so that a later rename of dir or a symbolic
+// link put in its place cannot send the note elsewhere; name is resolved
+// inside that root). The note says which signal the helper sends, to which
+// group, and when: whoever finds it knows that capwrap was killed and the
+// command with it (SPEC §3), not that the command may still run.
+//
+// The helper writes it when the group is alive (it is about to end it),
+// and also when the group is gone but capwrap had not reaped the command
+// yet: on Linux the kernel's parent-death signal (SIGTERM, see
+// setParentDeathSignal) reaches the command at capwrap's death, often
+// before the helper looks, and the command then ended with capwrap all
+// the same. No note is written when the helper is disarmed, or when the
+// group is gone and capwrap had reaped the command (it ended on its own;
+// capwrap died while draining). The caller (the runner) chooses dir and
+// name; wrap knows nothing of captures.
+//
+// The error is the pipe's (the helper is gone); NoteTo after Disarm, or on
+// a nil Watchdog, does nothing and returns nil. Paths may hold any byte
+// but NUL: the line carries them quoted (strconv.Quote).
+func (wd *Watchdog) NoteTo(dir, name string) error {
+	if wd == nil {
+		return nil
+	}
+	return wd.send("note " + strconv.Quote(dir) + " " + strconv.Quote(name) + "\n")
 }
 
 // Disarm tells the helper that capwrap is ending normally, so that it exits
 // without a signal; it is called once the child has ended. Calling it
 // again does nothing.
 func (wd *Watchdog) Disarm() {
-	if wd == nil || wd.w == nil {
+	if wd == nil {
+		return
+	}
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	if wd.w == nil {
 		return
 	}
 	io.WriteString(wd.w, "disarm\n")
@@ -85,8 +146,11 @@ func (wd *Watchdog) Disarm() {
 }
 
 // WatchdogMain is the helper's program (see Watchdog): args are what
-// follows WatchdogArg, the kill-after duration. It reads "arm PGID" and
-// "disarm" lines from in; at end of file while armed it ends that group. It
+// follows WatchdogArg, the kill-after duration. It reads "arm PGID",
+// "note DIR NAME" (both quoted, see NoteTo), "exited" (capwrap reaped the
+// command) and "disarm" lines from in; at end of file while armed it
+// writes the note (when told to and NoteTo's rule says so, waiting at
+// most noteGrace for it), then ends the group if it is still alive. It
 // returns the helper's exit status.
 func WatchdogMain(in io.Reader, args []string) int {
 	// Only the pipe tells the helper when to act.
@@ -99,7 +163,8 @@ func WatchdogMain(in io.Reader, args []string) int {
 	if err != nil {
 		return 2
 	}
-	pgid := 0
+	pgid, exited := 0, false
+	var n *note
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		verb, arg, _ := strings.Cut(sc.Text(), " ")
@@ -108,15 +173,109 @@ func WatchdogMain(in io.Reader, args []string) int {
 			if n, err := strconv.Atoi(arg); err == nil && n > 1 {
 				pgid = n
 			}
+		case "note":
+			if dir, name, ok := parseNote(arg); ok {
+				n = openNote(dir, name)
+			}
+		case "exited":
+			exited = true
 		case "disarm":
 			return 0
 		}
 	}
 	// End of file (or a read error): capwrap is gone.
-	if pgid > 0 {
+	if pgid <= 0 {
+		return 0
+	}
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	switch {
+	case groupAlive(pgid):
+		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog sent SIGTERM to process group %d at %s, and SIGKILL %v later to any member still alive\n",
+			pgid, now, killAfter), noteGrace)
 		endGroup(pgid, killAfter)
+	case !exited:
+		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog found process group %d ended at %s (a command ends with capwrap: on Linux the kernel sends it SIGTERM)\n",
+			pgid, now), noteGrace)
 	}
 	return 0
+}
+
+// noteGrace is the longest the helper waits for its note (see NoteTo)
+// before it ends the group: a hung file system costs the note, never the
+// end of the command (SPEC §3).
+const noteGrace = time.Second
+
+// note is where the helper is to leave its note: the directory, opened (or
+// being opened) as an os.Root, and the file's name in it.
+type note struct {
+	name string
+	root chan *os.Root // one value: the root, or nil if it could not be opened
+}
+
+// parseNote splits the argument of a "note" line: two quoted strings
+// (strconv.Quote) separated by one space.
+func parseNote(arg string) (dir, name string, ok bool) {
+	qdir, err := strconv.QuotedPrefix(arg)
+	if err != nil {
+		return "", "", false
+	}
+	qname, found := strings.CutPrefix(arg[len(qdir):], " ")
+	if !found {
+		return "", "", false
+	}
+	if dir, err = strconv.Unquote(qdir); err != nil {
+		return "", "", false
+	}
+	if name, err = strconv.Unquote(qname); err != nil || name == "" {
+		return "", "", false
+	}
+	return dir, name, true
+}
+
+// openNote starts opening dir as the note's root at once, so that what dir
+// names later does not matter; in a goroutine, so that a hung file system
+// does not keep the helper from reading its pipe.
+func openNote(dir, name string) *note {
+	n := &note{name: name, root: make(chan *os.Root, 1)}
+	go func() {
+		r, err := os.OpenRoot(dir)
+		if err != nil {
+			r = nil
+		}
+		n.root <- r
+	}()
+	return n
+}
+
+// write creates the note holding text: exclusively (an existing file or
+// symbolic link at its name is left alone), 0600 whatever the umask,
+// fsynced. It gives up after grace. A nil note writes nothing.
+func (n *note) write(text string, grace time.Duration) {
+	if n == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r := <-n.root
+		if r == nil {
+			return
+		}
+		f, err := r.OpenFile(n.name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		if f.Chmod(0o600) == nil {
+			if _, err := f.WriteString(text); err == nil {
+				f.Sync()
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(grace):
+	}
 }
 
 // endGroup sends SIGTERM to the group (and SIGCONT, so that a stopped group

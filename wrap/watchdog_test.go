@@ -2,6 +2,7 @@ package wrap
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,4 +139,155 @@ func liveMembers(pgid int) int {
 		}
 	}
 	return n
+}
+
+// TestWatchdogNote: told where to leave a note (NoteTo), the helper creates
+// it, exclusively and 0600, before it ends a group that is still alive at
+// end of file, in the directory it opened when told (a later rename and a
+// symbolic link in its place change nothing), whatever bytes its path
+// holds; also for a group gone before capwrap reaped its leader (the
+// kernel's parent-death SIGTERM got there first). A disarmed helper, or
+// one that finds the group gone after capwrap reaped the leader, leaves
+// none.
+func TestWatchdogNote(t *testing.T) {
+	const name = "killed.txt"
+	for i, tc := range []struct {
+		what   string
+		dir    string // under a temporary directory
+		end    string // "eof" (capwrap dies), "disarm", "gone" (the group ends, capwrap reaps it, then eof), "unreaped" (the group ends, then eof)
+		swap   bool   // the directory renamed and a symbolic link put in its place, once opened
+		exists bool   // a file at the note's name already
+		want   string // what the note says; "" for none
+	}{
+		{what: "armed at eof", dir: "capture", end: "eof", want: "sent SIGTERM to process group %d at "},
+		{what: "spaces, quotes, newline", dir: "a \"dir\" with\nnewline", end: "eof", want: "sent SIGTERM to process group %d at "},
+		{what: "renamed and replaced by a link", dir: "capture", end: "eof", swap: true, want: "sent SIGTERM to process group %d at "},
+		{what: "name taken", dir: "capture", end: "eof", exists: true},
+		{what: "disarmed", dir: "capture", end: "disarm"},
+		{what: "group gone", dir: "capture", end: "gone"},
+		{what: "group gone, not reaped", dir: "capture", end: "unreaped", want: "found process group %d ended at "},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			tmp := t.TempDir()
+			dir := filepath.Join(tmp, tc.dir)
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if tc.exists {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte("mine"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pgid, wait := group(t)
+			killAfter := time.Duration(200+i) * time.Millisecond // tells this case's helper from the others'
+			wd, err := StartWatchdog(killAfter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(wd.Disarm)
+			if err := wd.arm(pgid); err != nil {
+				t.Fatal(err)
+			}
+			if err := wd.NoteTo(dir, name); err != nil {
+				t.Fatal(err)
+			}
+			note, elsewhere := filepath.Join(dir, name), ""
+			if tc.swap {
+				awaitOpen(t, wd.pid, dir)
+				moved := filepath.Join(tmp, "moved")
+				other := filepath.Join(tmp, "other")
+				if err := os.Rename(dir, moved); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Mkdir(other, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(other, dir); err != nil {
+					t.Fatal(err)
+				}
+				note, elsewhere = filepath.Join(moved, name), filepath.Join(other, name)
+			}
+			switch tc.end {
+			case "eof":
+				wd.mu.Lock()
+				wd.w.Close() // what the kernel does when capwrap dies
+				wd.w = nil
+				wd.mu.Unlock()
+				wait() // ends once the helper has acted
+			case "disarm":
+				wd.Disarm()
+			case "gone", "unreaped":
+				syscall.Kill(-pgid, syscall.SIGKILL)
+				wait()
+				for groupAlive(pgid) {
+					time.Sleep(10 * time.Millisecond)
+				}
+				if tc.end == "gone" {
+					wd.exited()
+				}
+				wd.mu.Lock()
+				wd.w.Close()
+				wd.w = nil
+				wd.mu.Unlock()
+			}
+			deadline := time.Now().Add(patience)
+			for watchdogRuns(killAfter.String()) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the watchdog still runs after %v", patience)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if tc.end == "disarm" && liveMembers(pgid) != 2 {
+				t.Errorf("a disarmed watchdog signalled the group")
+			}
+			b, err := os.ReadFile(note)
+			switch {
+			case tc.exists:
+				if string(b) != "mine" {
+					t.Errorf("the file at the note's name holds %q, want it untouched", b)
+				}
+			case tc.want == "" && err == nil:
+				t.Errorf("note written: %q", b)
+			case tc.want == "":
+			case err != nil:
+				t.Errorf("no note: %v", err)
+			default:
+				want := fmt.Sprintf(tc.want, pgid)
+				if !bytes.Contains(b, []byte(want)) || !bytes.HasSuffix(b, []byte("\n")) {
+					t.Errorf("note %q, want a line with %q", b, want)
+				}
+				if fi, err := os.Stat(note); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Errorf("note's mode: %v %v, want 0600", fi.Mode(), err)
+				}
+			}
+			if elsewhere != "" {
+				if _, err := os.Lstat(elsewhere); err == nil {
+					t.Errorf("note written through the link, at %s", elsewhere)
+				}
+			}
+		})
+	}
+}
+
+// awaitOpen waits until process pid has directory dir open (from /proc:
+// the helper's note root); it skips the test without /proc.
+func awaitOpen(t *testing.T, pid int, dir string) {
+	t.Helper()
+	fds := fmt.Sprintf("/proc/%d/fd", pid)
+	if _, err := os.Stat(fds); err != nil {
+		t.Skipf("no %s: cannot tell when the helper has opened the directory", fds)
+	}
+	deadline := time.Now().Add(patience)
+	for {
+		links, _ := filepath.Glob(fds + "/*")
+		for _, l := range links {
+			if target, err := os.Readlink(l); err == nil && target == dir {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the helper has not opened %s after %v", dir, patience)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -446,6 +446,7 @@ func (c *child) supervise() {
 			c.escalate()
 		case ws := <-c.waits:
 			if !ws.Stopped() {
+				c.cfg.Watchdog.exited() // should capwrap die while draining, the command did not end with it
 				c.ws = ws
 				c.cmd.Process.Release()
 				if c.jobControl() {

@@ -187,7 +187,7 @@ func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 		}
 		if !e.Final {
 			if e.Abandoned {
-				v.Diag.Errorf("capture %s was abandoned: its supervisor ended without a receipt", id)
+				v.Diag.Errorf("%s", endedText(e))
 				return 1, 0
 			}
 			var text []byte
@@ -264,12 +264,23 @@ func Stop(v View, ids []string, sig syscall.Signal, killAfter time.Duration) int
 			}
 		}
 		if e.Abandoned {
-			v.Diag.Warnf("capture %s was abandoned: its supervisor ended without a receipt", id)
+			v.Diag.Warnf("%s", endedText(e))
 			continue
 		}
 		v.final(e)
 	}
 	return status
+}
+
+// endedText says what became of job e, abandoned: its supervisor (a
+// capwrap) was killed and the supervisor's watchdog ended the command
+// (SPEC §3, store.Entry.KilledWithCapwrap), or the supervisor ended
+// without a receipt and nobody knows.
+func endedText(e store.Entry) string {
+	if e.KilledWithCapwrap {
+		return fmt.Sprintf("capture %s ended with its supervisor: the supervisor was killed while the command ran, and the command with it; the files hold what was committed", e.ID)
+	}
+	return fmt.Sprintf("capture %s was abandoned: its supervisor ended without a receipt", e.ID)
 }
 
 // signalNamed is the signal of a receipt's name ("SIGKILL"), or 0.

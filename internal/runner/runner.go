@@ -76,6 +76,7 @@ type run struct {
 	pty     wrap.PTYMode     // the streams that are ptys (--pty)
 	tty     *os.File         // the controlling terminal, for job control; nil if none
 	guard   *guard.Guard     // bounds every step of the store (hung file systems)
+	wd      *wrap.Watchdog   // set by spawn before the child starts; nil without one
 	job     *jobPresenter    // a background job's presentation (cfg.Hooks), or nil
 	signals <-chan os.Signal // the job's signals from elsewhere (stop, a launcher gone)
 	out     Outcome
@@ -134,7 +135,16 @@ func prepare(cfg Config) (*run, error) {
 			if r.dir == nil {
 				return nil, r.guard.Failed()
 			}
-			return r.dir.Create(time.Now(), cfg.Limits)
+			c, err := r.dir.Create(time.Now(), cfg.Limits)
+			if err == nil {
+				// Should capwrap die while the command runs, its
+				// watchdog notes in the capture that it ended the
+				// command (SPEC §3), so that list, show and read say
+				// so. Nothing to do once the watchdog is disarmed, and
+				// a helper gone can note nothing either way.
+				_ = r.wd.NoteTo(c.AbsPath(), store.KilledNote)
+			}
+			return c, err
 		},
 		onError: func(err error) {
 			if r.dir != nil { // else openDir has said why
@@ -228,13 +238,15 @@ func (r *run) closeDir() {
 
 // spawn runs the child through wrap until it has ended and its streams are
 // drained, under a watchdog that ends the child's group should capwrap die
-// meanwhile (SPEC §3), writing the live receipt shortly after the start.
+// meanwhile (SPEC §3) and notes that in the capture once there is one,
+// writing the live receipt shortly after the start.
 func (r *run) spawn() {
 	cfg := r.cfg
 	wd, err := wrap.StartWatchdog(cfg.KillAfter)
 	if err != nil {
 		r.d.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
 	}
+	r.wd = wd // before any goroutine that may create the capture starts
 	liveWritten := make(chan struct{})
 	var liveTimer, noticeTimer *time.Timer
 	r.out.Process = wrap.Run(wrap.Config{
