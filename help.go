@@ -414,15 +414,21 @@ var verbHelp = map[string]string{
   running then is handed back as --background-after does (the preview so
   far, a line naming the commands, a footer with process.state running and
   exit_status null) and wait exits 75; 0 (default) waits for the end. Keep
-  D below your harness's time limit and wait again on 75. Bad flags, no ID,
-  an unknown or ambiguous ID exit 2; a job abandoned (its supervisor died
+  D below your harness's time limit and wait again on 75; the IDs after a
+  job handed back are not shown. Several IDs share what one run prints
+  (10,000 characters with the default budgets): each job gets an even part
+  of what the jobs before it left; one whose preview is longer is shown
+  again from its files within its part, its footer whole, with a line
+  naming the capwrap wait ID that shows it alone. Bad flags, no ID, an
+  unknown or ambiguous ID exit 2; a job abandoned (its supervisor died
   without a receipt) 1. ID may be any unique prefix.
 `,
 	"stop": `capwrap stop [--signal SIG] [--kill-after D] ID...
   Sends SIGTERM (or --signal: a name such as INT or SIGHUP, or a number) to
   each background job's process group, SIGKILL if it still runs --kill-after
   later (default 5s), waits for its end and prints the final preview and
-  receipt as wait does. Exits 0 once the jobs have ended, like kill(1) and
+  receipt as wait does (several IDs within what one run prints, as wait
+  shares it). Exits 0 once the jobs have ended, like kill(1) and
   docker stop; the receipt carries the command's own status (process.state
   cancelled, exit_status 143 after SIGTERM). A job that has already ended is
   shown and not signalled. The signal goes through the capture's control

@@ -198,7 +198,7 @@ func handedBack(cfg runner.Config, mode runner.Mode, rc *receipt.Receipt, after 
 		}
 		v.DirArg = v.Dir.ReadArg(cfg.Getenv)
 		if e, err = v.Dir.Entry(*rc.ID); err == nil && !e.Final && mode == runner.ModePreview {
-			text, err = v.previewSoFar(e)
+			text, err = v.previewSoFar(e, share{})
 		}
 	}, nil)
 	switch {
@@ -209,7 +209,8 @@ func handedBack(cfg runner.Config, mode runner.Mode, rc *receipt.Receipt, after 
 		cfg.Diag.Warnf("capture %s: %v: handed back without a preview", *rc.ID, store.UnwrapPath(err))
 	case e.Final:
 		defer v.Dir.Close()
-		return v.final(e)
+		status, sig, _ := v.final(e, share{})
+		return status, sig
 	default:
 		defer v.Dir.Close()
 	}
