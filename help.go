@@ -294,7 +294,10 @@ capture ID; should this call end first, capwrap wait ID waits for it and
 capwrap read ID reads what it printed". A harness that kills capwrap at its
 time limit, or moves the call to the background, still shows where the
 output is. The preview that follows is shorter by that line. 0: never. Tee
-and quiet modes, and background jobs, print no such line.
+and quiet modes, and --background, print no such line. With
+--background-after it comes while capwrap waits, when it is shorter than
+--background-after (else the hand-back, which names the job, comes first)
+and never after the hand-back.
 `,
 	"drain-timeout": `After the command exits, a background descendant may still hold its
 output open. capwrap waits this long for end of output, then finishes the

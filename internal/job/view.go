@@ -250,11 +250,13 @@ func runningFooter(e store.Entry, dir string) []byte {
 }
 
 // previewSoFar renders the preview (SPEC §5) of what running job e's
-// stream files hold now, for a hand-back: within a run's bound, or within
-// share s when several jobs share the output (none when its markers alone
-// do not fit), less the hand-back's line and footer.
-func (v View) previewSoFar(e store.Entry, s share) ([]byte, error) {
-	b := budgets{out: v.StdoutChars, err: v.StderrChars, bytes: max(1, v.PreviewBytes), chars: v.viewBound() - handBackReserve}
+// stream files hold now, for a hand-back: within a run's bound less
+// printed, the characters printed before it on the same output (the
+// running notice of a --background-after run), or within share s when
+// several jobs share the output (none when its markers alone do not fit);
+// less the hand-back's line and footer.
+func (v View) previewSoFar(e store.Entry, s share, printed int) ([]byte, error) {
+	b := budgets{out: v.StdoutChars, err: v.StderrChars, bytes: max(1, v.PreviewBytes), chars: v.viewBound() - handBackReserve - printed}
 	if s.shared() {
 		b = v.scaled(s.chars - handBackReserve)
 	}
@@ -386,7 +388,7 @@ func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 				return 1, 0
 			}
 			var text []byte
-			if herr := guard.New(v.Stall).Do("reading the job's capture", func() { text, err = v.previewSoFar(e, deal.rest()) }, nil); herr != nil {
+			if herr := guard.New(v.Stall).Do("reading the job's capture", func() { text, err = v.previewSoFar(e, deal.rest(), 0) }, nil); herr != nil {
 				v.Diag.Warnf("capture %s: %v: no preview", id, herr)
 			} else if err != nil {
 				v.Diag.Warnf("capture %s: %v: no preview", id, store.UnwrapPath(err))
