@@ -47,8 +47,9 @@ func runCommand(o *options, args []string, std stdio, sup *job.Supervisor) error
 	cfg.Stdin, cfg.Stdout, cfg.Stderr, cfg.Diag = std.in, std.out, std.err, d
 	switch {
 	case sup != nil:
-		cfg.Hooks = sup
+		cfg.Hooks, cfg.NoticeAfter = sup, o.jobNoticeAfter()
 	case o.background || o.backgroundAfter > 0:
+		cfg.NoticeAfter = o.jobNoticeAfter() // the launcher's, to measure the hand-back
 		return exitWith(job.Launch(cfg, args, o.background, o.backgroundAfter))
 	case runner.UnderCapwrap(os.Getenv, std.out) && !(o.preview && !o.fromEnv["preview"]):
 		// Under a capwrap already, on the output it captures (a script or
@@ -67,6 +68,20 @@ func runCommand(o *options, args []string, std stdio, sup *job.Supervisor) error
 		o.notFoundHint(argv, d)
 	}
 	return exitWith(out.ExitStatus(), out.Reraise())
+}
+
+// jobNoticeAfter is --notice-after for a job's run (issue 24), in its
+// supervisor and its launcher alike: the running notice is for a caller
+// waiting on the run, so none for --background, which returns at once
+// with the ID, nor when --background-after is no longer than
+// --notice-after: its hand-back, whose line names the job, comes no later
+// than the notice would (both count from about the start), and a notice
+// just before it would only repeat the ID. 0: none.
+func (o *options) jobNoticeAfter() time.Duration {
+	if o.background || o.noticeAfter >= o.backgroundAfter {
+		return 0
+	}
+	return o.noticeAfter
 }
 
 // notFoundHint says, after the run's own error and output, what a command

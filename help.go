@@ -294,7 +294,10 @@ capture ID; should this call end first, capwrap wait ID waits for it and
 capwrap read ID reads what it printed". A harness that kills capwrap at its
 time limit, or moves the call to the background, still shows where the
 output is. The preview that follows is shorter by that line. 0: never. Tee
-and quiet modes, and background jobs, print no such line.
+and quiet modes, and --background, print no such line. With
+--background-after it comes while capwrap waits, when it is shorter than
+--background-after (else the hand-back, which names the job, comes first)
+and never after the hand-back.
 `,
 	"drain-timeout": `After the command exits, a background descendant may still hold its
 output open. capwrap waits this long for end of output, then finishes the
@@ -420,8 +423,13 @@ var verbHelp = map[string]string{
   running then is handed back as --background-after does (the preview so
   far, a line naming the commands, a footer with process.state running and
   exit_status null) and wait exits 75; 0 (default) waits for the end. Keep
-  D below your harness's time limit and wait again on 75. Bad flags, no ID,
-  an unknown or ambiguous ID exit 2; a job abandoned (its supervisor died
+  D below your harness's time limit and wait again on 75; the IDs after a
+  job handed back are not shown. Several IDs share what one run prints
+  (10,000 characters with the default budgets): each job gets an even part
+  of what the jobs before it left; one whose preview is longer is shown
+  again from its files within its part, its footer whole, with a line
+  naming the capwrap wait ID that shows it alone. Bad flags, no ID, an
+  unknown or ambiguous ID exit 2; a job abandoned (its supervisor died
   without a receipt) or ended with its supervisor (killed, its watchdog
   ended the job) 1. ID may be any unique prefix.
 `,
@@ -429,7 +437,8 @@ var verbHelp = map[string]string{
   Sends SIGTERM (or --signal: a name such as INT or SIGHUP, or a number) to
   each background job's process group, SIGKILL if it still runs --kill-after
   later (default 5s), waits for its end and prints the final preview and
-  receipt as wait does. Exits 0 once the jobs have ended, like kill(1) and
+  receipt as wait does (several IDs within what one run prints, as wait
+  shares it). Exits 0 once the jobs have ended, like kill(1) and
   docker stop; the receipt carries the command's own status (process.state
   cancelled, exit_status 143 after SIGTERM). A job that has already ended is
   shown and not signalled. The signal goes through the capture's control

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/internal/runner"
@@ -33,7 +34,9 @@ const startedWithin = 30 * time.Second
 // capwrap's own output as a foreground run, and its status (and signal to
 // re-raise) is returned; one still running then is handed back (75).
 // Signals capwrap receives meanwhile go to the supervisor, which forwards
-// them; should capwrap be killed, the supervisor stops the job.
+// them; should capwrap be killed, the supervisor stops the job. With
+// cfg.NoticeAfter > 0 the supervisor prints the running notice while
+// attached (SPEC §5), and a hand-back's preview makes room for it.
 func Launch(cfg runner.Config, args []string, detach bool, after time.Duration) (int, syscall.Signal) {
 	d := cfg.Diag
 	t0 := time.Now()
@@ -198,7 +201,7 @@ func handedBack(cfg runner.Config, mode runner.Mode, rc *receipt.Receipt, after 
 		}
 		v.DirArg = v.Dir.ReadArg(cfg.Getenv)
 		if e, err = v.Dir.Entry(*rc.ID); err == nil && !e.Final && mode == runner.ModePreview {
-			text, err = v.previewSoFar(e)
+			text, err = v.previewSoFar(e, share{}, noticed(cfg, rc))
 		}
 	}, nil)
 	switch {
@@ -209,7 +212,8 @@ func handedBack(cfg runner.Config, mode runner.Mode, rc *receipt.Receipt, after 
 		cfg.Diag.Warnf("capture %s: %v: handed back without a preview", *rc.ID, store.UnwrapPath(err))
 	case e.Final:
 		defer v.Dir.Close()
-		return v.final(e)
+		status, sig, _ := v.final(e, share{})
+		return status, sig
 	default:
 		defer v.Dir.Close()
 	}
@@ -226,6 +230,21 @@ func handedBack(cfg runner.Config, mode runner.Mode, rc *receipt.Receipt, after 
 		return runner.ExitUsage, 0
 	}
 	return ExitHandedBack, 0
+}
+
+// noticed is the most characters, line end included, of the running
+// notice that the supervisor of job rc may have printed on the launcher's
+// output before its hand-back (runner.NoticeLine; issue 24): taken from the
+// hand-back's preview, as a foreground run takes it from its own, so that
+// all of it stays within a run's bound (SPEC §5). Whether the notice's
+// timer fired before the release is not known here: it is counted when it
+// could have (preview mode, a capture to name, a notice due before the
+// hand-back), with the longest --dir it can name, the absolute path.
+func noticed(cfg runner.Config, rc *receipt.Receipt) int {
+	if cfg.NoticeAfter <= 0 || cfg.Keep == runner.Never || rc.ID == nil || rc.AbsDir == nil {
+		return 0
+	}
+	return utf8.RuneCountInString(runner.NoticeLine(*rc.ID, filepath.Dir(*rc.AbsDir), cfg.NoticeAfter)) + 1
 }
 
 // exitLine decodes "STATUS SIGNAL".

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/internal/runner"
@@ -48,22 +49,79 @@ type View struct {
 	Stall time.Duration
 }
 
+// share is the part of a job verb's output one job may have (issue 24):
+// a run's bound (SPEC §5: 10,000 characters with the default budgets,
+// viewBound) dealt out to the jobs of one call, so that `capwrap wait A B
+// C` fits the harness's view as `capwrap -- make` does. The zero value is
+// no share: one job, printed as it would be alone.
+type share struct {
+	chars int // characters of stdout this job may print, footer included
+	jobs  int // how many jobs the call shows (2 or more)
+}
+
+// shared reports whether s bounds a job's output.
+func (s share) shared() bool { return s.jobs > 1 }
+
+// viewBound is the most characters a job verb prints on stdout in one
+// call, all its jobs together: what one run prints at most (SPEC §5,
+// runner.MaxPrinted, or the budgets' sum when the flags raise it).
+func (v View) viewBound() int { return max(v.StdoutChars+v.StderrChars, runner.MaxPrinted) }
+
+// dealer deals viewBound out to the jobs of one call in turn: each job an
+// even part of what the jobs before it left, so that a job that printed
+// little leaves more to the next. With one job it deals no share.
+type dealer struct {
+	left, jobs int // characters not yet printed; jobs not yet shown
+	n          int // jobs in the call
+}
+
+func (v View) dealer(n int) *dealer { return &dealer{left: v.viewBound(), jobs: n, n: n} }
+
+// next is the share of the next job.
+func (d *dealer) next() share {
+	if d.n <= 1 {
+		return share{}
+	}
+	return share{chars: max(0, d.left) / max(1, d.jobs), jobs: d.n}
+}
+
+// rest is all that is left, for a job after which no other is shown (a
+// hand-back ends wait).
+func (d *dealer) rest() share {
+	if d.n <= 1 {
+		return share{}
+	}
+	return share{chars: max(0, d.left), jobs: d.n}
+}
+
+// printed records that a job printed chars characters.
+func (d *dealer) printed(chars int) {
+	d.left -= chars
+	d.jobs--
+}
+
 // final prints what a foreground run would have printed for ended job e
 // (its preview.txt and its receipt's footer) and returns the job's exit
-// status and the signal to re-raise (SPEC §10: wait exits as the command).
-func (v View) final(e store.Entry) (int, syscall.Signal) {
+// status, the signal to re-raise (SPEC §10: wait exits as the command) and
+// the characters printed on stdout. Within share s, a preview.txt that
+// does not fit with the footer is rendered again (sharedPreview).
+func (v View) final(e store.Entry, s share) (int, syscall.Signal, int) {
 	text, err := v.Dir.ReadPreview(e.ID)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		v.Diag.Warnf("cannot read the preview of %s: %v", e.ID, store.UnwrapPath(err))
 	}
-	out := bufio.NewWriter(v.Stdout)
-	out.Write(text)
 	rc := e.Receipt
 	if rc == nil {
+		v.Stdout.Write(text)
 		v.Diag.Errorf("capture %s has no readable receipt: %v", e.ID, e.ReceiptErr)
-		return runner.ExitUsage, 0
+		return runner.ExitUsage, 0, utf8.RuneCount(text)
 	}
 	footer, _ := rc.Footer(false)
+	if s.shared() && utf8.RuneCount(text)+utf8.RuneCount(footer) > s.chars {
+		text, footer = v.sharedPreview(e, s)
+	}
+	out := bufio.NewWriter(v.Stdout)
+	out.Write(text)
 	out.Write(footer)
 	out.Flush()
 	status := runner.ExitUsage
@@ -76,7 +134,66 @@ func (v View) final(e store.Entry) (int, syscall.Signal) {
 			sig = s
 		}
 	}
-	return status, sig
+	return status, sig, utf8.RuneCount(text) + utf8.RuneCount(footer)
+}
+
+// sharedPreview is ended job e's preview and footer within share s
+// (issue 24): the preview rendered again from its stream files (the .log
+// files now) within what the footer leaves, with the error digest when
+// the job failed, and one note naming the command that shows the job
+// alone (`capwrap wait ID`: its preview.txt, with the notes on a timeout
+// or a capture limit that this one leaves to the footer's states). The
+// footer's preview states are this preview's. When even the markers do
+// not fit, or the files cannot be read in time, a line naming that
+// command stands for the preview, or nothing when that line does not fit
+// either (about 30 jobs: the footers alone then fill the share).
+func (v View) sharedPreview(e store.Entry, s share) (shown, footer []byte) {
+	rc := *e.Receipt // a copy, whose previews become this one's
+	p := rc.Process
+	failed := p.State != receipt.ProcessExited || p.ExitCode == nil || *p.ExitCode != 0
+	alone := text.VerbCommand(v.DirArg, "wait") + " " + e.ID
+	room := s.chars - footerBound(rc)
+	note := fmt.Sprintf("capwrap: preview shortened: %d jobs share this output; `%s` shows this one alone", s.jobs, alone)
+	var rendered []byte
+	var infos [2]preview.Info
+	var err error
+	// (rendered, infos and err are the hung read's until Do returns nil.)
+	herr := guard.New(v.Stall).Do("reading the job's capture", func() {
+		rendered, infos, err = v.render(e, v.scaled(room), failed, []string{note})
+	}, nil)
+	ok := herr == nil && err == nil && utf8.RuneCount(rendered) <= room
+	if ok {
+		shown = rendered
+	} else {
+		shown = fmt.Appendf(nil, "capwrap: preview of %s left out: %d jobs share this output; `%s` shows it\n", e.ID, s.jobs, alone)
+		if utf8.RuneCount(shown) > room {
+			shown = nil
+		}
+	}
+	for i, st := range []*receipt.Stream{&rc.Streams.Stdout, &rc.Streams.Stderr} {
+		in := preview.Info{State: preview.StateComplete}
+		switch {
+		case ok:
+			in = infos[i]
+		case st.CommittedBytes != nil && *st.CommittedBytes > 0: // left out whole
+			in = preview.Info{State: preview.StateTruncated, OmittedBytes: *st.CommittedBytes}
+			if st.Lines != nil {
+				in.OmittedLines = *st.Lines
+			}
+		}
+		st.Preview = &receipt.Preview{State: in.State, ShownBytes: in.ShownBytes, OmittedBytes: in.OmittedBytes, OmittedLines: in.OmittedLines}
+	}
+	footer, _ = rc.Footer(false)
+	return shown, footer
+}
+
+// footerBound is the most characters rc's footer takes once a preview is
+// rendered, both streams cut, and the line end before it.
+func footerBound(rc receipt.Receipt) int {
+	cut := receipt.Preview{State: preview.StateTruncated}
+	rc.Streams.Stdout.Preview, rc.Streams.Stderr.Preview = &cut, &cut
+	footer, _ := rc.Footer(false)
+	return utf8.RuneCount(footer) + 1
 }
 
 // handBack prints the hand-back of running job e (SPEC §10): one line
@@ -132,53 +249,133 @@ func runningFooter(e store.Entry, dir string) []byte {
 	return footer
 }
 
-// previewSoFar renders the preview (SPEC §5) of what job e's stream files
-// hold now: each file is read once through a preview keeper, so memory is
-// bounded by the budgets whatever the size.
-func (v View) previewSoFar(e store.Entry) ([]byte, error) {
+// previewSoFar renders the preview (SPEC §5) of what running job e's
+// stream files hold now, for a hand-back: within a run's bound less
+// printed, the characters printed before it on the same output (the
+// running notice of a --background-after run), or within share s when
+// several jobs share the output (none when its markers alone do not fit);
+// less the hand-back's line and footer.
+func (v View) previewSoFar(e store.Entry, s share, printed int) ([]byte, error) {
+	b := budgets{out: v.StdoutChars, err: v.StderrChars, bytes: max(1, v.PreviewBytes), chars: v.viewBound() - handBackReserve - printed}
+	if s.shared() {
+		b = v.scaled(s.chars - handBackReserve)
+	}
+	text, _, err := v.render(e, b, false, nil)
+	if s.shared() && utf8.RuneCount(text) > s.chars-handBackReserve {
+		text = nil
+	}
+	return text, err
+}
+
+// budgets are a preview's: characters of stdout and of stderr (0: none,
+// only the marker), and ceilings in bytes and in characters on all of it
+// (preview.Options).
+type budgets struct{ out, err, bytes, chars int }
+
+// scaled are View's budgets for a preview of at most chars characters,
+// when several jobs share the output: the streams' budgets and
+// PreviewBytes scaled down by chars over their sum (viewBound for the
+// bytes), so that each stream keeps its part, and a budget that was not 0
+// keeps 1 at least.
+func (v View) scaled(chars int) budgets {
+	chars = max(1, chars)
+	b := budgets{out: v.StdoutChars, err: v.StderrChars, bytes: max(1, v.PreviewBytes), chars: chars}
+	scale := func(n, of int) int {
+		if n == 0 || chars >= of {
+			return n
+		}
+		return max(1, int(int64(n)*int64(chars)/int64(of)))
+	}
+	sum := v.StdoutChars + v.StderrChars
+	b.out, b.err, b.bytes = scale(b.out, sum), scale(b.err, sum), scale(b.bytes, v.viewBound())
+	return b
+}
+
+// render renders the preview (SPEC §5) of job e's stream files as they
+// are now (.live while it runs, .log once it has ended, as the markers
+// name them) within b: each file is read once through a preview keeper,
+// so memory is bounded by the budgets whatever the size. With failed,
+// stdout's unused budget goes to stderr and a stream cut gets the error
+// digest of what it left out, as in a failed run's preview (SPEC §5).
+// notes come last (preview.Options.Notes).
+func (v View) render(e store.Entry, b budgets, failed bool, notes []string) ([]byte, [2]preview.Info, error) {
+	oc, ec := b.out, b.err
 	var streams [2]preview.Stream
 	for i, name := range []string{store.Stdout, store.Stderr} {
-		chars := v.StdoutChars
+		chars := oc
 		if i == 1 {
-			chars += v.StderrChars
+			chars += ec
 		}
 		k := preview.NewKeeper(chars)
-		f, _, err := v.Dir.OpenStream(e.ID, name)
+		f, file, err := v.Dir.OpenStream(e.ID, name)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+			return nil, [2]preview.Info{}, err
 		}
 		if f != nil {
 			_, err = io.Copy(k, f)
 			f.Close()
 			if err != nil {
-				return nil, err
+				return nil, [2]preview.Info{}, err
 			}
+		} else {
+			file = name + ".live"
 		}
 		cmd := text.VerbCommand(v.DirArg, "read") + " " + e.ID
 		if name == store.Stderr {
 			cmd += " --stream stderr"
 		}
-		streams[i] = preview.Stream{Keeper: k, Name: name, File: v.Dir.Path() + "/" + e.ID + "/" + name + ".live", ReadCmd: cmd}
+		streams[i] = preview.Stream{Keeper: k, Name: name, File: v.Dir.Path() + "/" + e.ID + "/" + file, ReadCmd: cmd}
 	}
-	// The hand-back's line and running footer come after it: together
-	// within the bound of a run's output (SPEC §5).
-	text, _, _ := preview.Render(streams[0], streams[1], preview.Options{StdoutChars: runner.Budget(v.StdoutChars),
-		StderrChars: runner.Budget(v.StderrChars), MaxBytes: max(1, v.PreviewBytes),
-		MaxChars: max(v.StdoutChars+v.StderrChars, runner.MaxPrinted) - handBackReserve})
-	return text, nil
+	// The hand-back's line and running footer, or a shared job's footer,
+	// come after it: together within the bound of a run's output (SPEC §5).
+	opt := preview.Options{StdoutChars: runner.Budget(oc), StderrChars: runner.Budget(ec), MaxBytes: b.bytes,
+		MaxChars: max(1, b.chars), Failed: failed, Notes: notes}
+	var infos [2]preview.Info
+	var shown []byte
+	shown, infos[0], infos[1] = preview.Render(streams[0], streams[1], opt)
+	if failed && v.digests(e, &streams, infos) {
+		shown, infos[0], infos[1] = preview.Render(streams[0], streams[1], opt)
+	}
+	return shown, infos, nil
+}
+
+// digests gives each stream of job e whose preview omitted a part the
+// error digest of that part (SPEC §5), read back from its file; it reports
+// whether one has lines to show. A stream that cannot be read gets none.
+func (v View) digests(e store.Entry, streams *[2]preview.Stream, infos [2]preview.Info) bool {
+	found := false
+	for i, name := range []string{store.Stdout, store.Stderr} {
+		in := infos[i]
+		if in.OmittedBytes == 0 {
+			continue
+		}
+		f, _, err := v.Dir.OpenStream(e.ID, name)
+		if err != nil {
+			continue
+		}
+		d, err := preview.ScanErrors(io.NewSectionReader(f, in.OmittedFrom, in.OmittedBytes), in.OmittedFrom, in.OmittedFrom+in.OmittedBytes, in.OmittedLine)
+		f.Close()
+		if err == nil && len(d.Lines) > 0 {
+			streams[i].Digest = &d
+			found = true
+		}
+	}
+	return found
 }
 
 // Wait is `capwrap wait [--timeout D] ID...` (SPEC §10): for each job in
 // turn it waits for the end and prints what a foreground run would have
-// printed; with timeout > 0, a job still running then is handed back. It
-// returns the last job's exit status (75 for a hand-back) and the signal
-// to re-raise.
+// printed; with timeout > 0, a job still running then is handed back, and
+// the jobs after it are not shown. Several jobs share the bound of one
+// run's output (dealer), each printed within its share. It returns the
+// last job's exit status (75 for a hand-back) and the signal to re-raise.
 func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
 	}
 	status, sig := 0, syscall.Signal(0)
+	deal := v.dealer(len(ids))
 	for _, id := range ids {
 		e, err := v.awaitEnd(id, deadline)
 		if err != nil {
@@ -191,7 +388,7 @@ func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 				return 1, 0
 			}
 			var text []byte
-			if herr := guard.New(v.Stall).Do("reading the job's capture", func() { text, err = v.previewSoFar(e) }, nil); herr != nil {
+			if herr := guard.New(v.Stall).Do("reading the job's capture", func() { text, err = v.previewSoFar(e, deal.rest(), 0) }, nil); herr != nil {
 				v.Diag.Warnf("capture %s: %v: no preview", id, herr)
 			} else if err != nil {
 				v.Diag.Warnf("capture %s: %v: no preview", id, store.UnwrapPath(err))
@@ -202,7 +399,9 @@ func Wait(v View, ids []string, timeout time.Duration) (int, syscall.Signal) {
 			}
 			return ExitHandedBack, 0
 		}
-		status, sig = v.final(e)
+		var printed int
+		status, sig, printed = v.final(e, deal.next())
+		deal.printed(printed)
 	}
 	return status, sig
 }
@@ -231,10 +430,12 @@ func (v View) awaitEnd(id string, deadline time.Time) (store.Entry, error) {
 // sig to each running job's process group through its supervisor (the
 // job's parent, so a reused pid is never signalled), SIGKILL killAfter
 // later if it still runs, then what wait prints. A job that has ended is
-// shown and not signalled. It returns 0 once every job has ended, like
-// kill(1) and docker stop; the receipts carry the commands' own statuses.
+// shown and not signalled. Several jobs share the bound of one run's
+// output, as in Wait. It returns 0 once every job has ended, like kill(1)
+// and docker stop; the receipts carry the commands' own statuses.
 func Stop(v View, ids []string, sig syscall.Signal, killAfter time.Duration) int {
 	status := 0
+	deal := v.dealer(len(ids))
 	for _, id := range ids {
 		e, err := v.Dir.Entry(id)
 		if err != nil {
@@ -265,9 +466,11 @@ func Stop(v View, ids []string, sig syscall.Signal, killAfter time.Duration) int
 		}
 		if e.Abandoned {
 			v.Diag.Warnf("%s", endedText(e))
+			deal.printed(0)
 			continue
 		}
-		v.final(e)
+		_, _, printed := v.final(e, deal.next())
+		deal.printed(printed)
 	}
 	return status
 }

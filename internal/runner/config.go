@@ -91,9 +91,10 @@ type Config struct {
 	Color       When
 	// Timeout (0: none), KillAfter and DrainTimeout of SPEC §3.
 	Timeout, KillAfter, DrainTimeout time.Duration
-	// NoticeAfter is how long a foreground run goes before preview mode
-	// names its capture ahead of the end (--notice-after; SPEC §5: "after
-	// a few seconds"); 0: never.
+	// NoticeAfter is how long a run goes before preview mode names its
+	// capture ahead of the end (--notice-after; SPEC §5: "after a few
+	// seconds"); 0: never. A job's run (Hooks) prints it only while
+	// attached (Hooks.Attached).
 	NoticeAfter time.Duration
 	// Limits are the store's limits (SPEC §4 "Limits").
 	Limits store.Limits

@@ -22,6 +22,11 @@ type Hooks interface {
 	// could not be made: a job needs it, and stops the command through
 	// Signals).
 	Started(pid int, rc *receipt.Receipt, c *store.Capture)
+	// Attached reports whether the run is still presented on the caller's
+	// output (a launcher waiting: --background-after before its hand-back),
+	// not let go of. It may be called at any time after Started, from
+	// another goroutine (the running notice's timer, Config.NoticeAfter).
+	Attached() bool
 	// Exited is called when the command has ended and its streams are
 	// drained, with the last signal forwarded to it; it says who sent that
 	// signal through the job ("capwrap stop"), "" when the job did not.

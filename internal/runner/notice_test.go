@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -69,6 +70,73 @@ func TestRunningNotice(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "still running"); n != 1 {
 		t.Errorf("%d notices after render, want 1", n)
+	}
+}
+
+// attachHooks are a job's Hooks whose Attached is what the test says.
+type attachHooks struct {
+	Hooks    // the rest is not called
+	attached atomic.Bool
+}
+
+func (h *attachHooks) Attached() bool { return h.attached.Load() }
+
+// TestJobRunningNotice: a job's run prints the running notice on the
+// launcher's output as a foreground run does while it is attached
+// (--background-after before the hand-back; issue 24), and nothing once
+// let go of; what the notice took is accounted for when it ends attached.
+func TestJobRunningNotice(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "to")
+	dir, _, err := store.Open(root, true, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	c, err := dir.Create(time.Now(), store.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Discard()
+	cfg := Config{StdoutChars: preview.DefaultStdoutChars, StderrChars: preview.DefaultStderrChars,
+		PreviewBytes: preview.DefaultMaxBytes, Getenv: os.Getenv}
+	newJob := func(out io.Writer, h *attachHooks) *jobPresenter {
+		return &jobPresenter{inner: &footerPresenter{out: out, preview: true, cfg: cfg},
+			text: &footerPresenter{preview: true, cfg: cfg}, hooks: h}
+	}
+
+	var released bytes.Buffer
+	h := &attachHooks{}
+	newJob(&released, h).running(c, time.Second)
+	if released.Len() != 0 {
+		t.Errorf("a job let go of printed a notice: %q", released.String())
+	}
+
+	var out bytes.Buffer
+	h.attached.Store(true)
+	p := newJob(&out, h)
+	p.running(c, time.Second)
+	if !strings.HasPrefix(out.String(), "capwrap: still running after 1s, as capture "+c.ID()+";") {
+		t.Fatalf("an attached job printed %q, want the notice", out.String())
+	}
+	keepers := [2]*preview.Keeper{preview.NewKeeper(cfg.StdoutChars), preview.NewKeeper(cfg.StdoutChars + cfg.StderrChars)}
+	for i := 0; i < 20000; i++ {
+		keepers[0].Write([]byte("a line of stdout, a line of stdout\n"))
+		keepers[1].Write([]byte("a line of stderr, a line of stderr\n"))
+	}
+	o := &Outcome{Process: wrap.Result{State: wrap.StateExited, ExitCode: 1, PID: 4242}, Place: placeOf(c), Kept: true}
+	p.attached = true // as the run ends attached
+	p.render(o, c, keepers)
+	if !o.Named {
+		t.Error("the capture the notice named is not kept (Outcome.Named)")
+	}
+	if err := p.present(o); err != nil {
+		t.Fatal(err)
+	}
+	if n := utf8.RuneCount(out.Bytes()); n > MaxPrinted {
+		t.Errorf("notice, preview and footer: %d characters, want at most %d", n, MaxPrinted)
+	}
+	if bytes.Contains(p.text.text, []byte("still running")) {
+		t.Error("preview.txt's text has the notice")
 	}
 }
 

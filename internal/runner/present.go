@@ -98,12 +98,19 @@ func (p *footerPresenter) running(c *store.Capture, after time.Duration) {
 	if !p.preview || p.rendered || p.noticed > 0 || p.cfg.Keep == Never {
 		return // (never: the capture it would name goes at the end)
 	}
-	dirArg := c.Dir().ReadArg(p.cfg.Getenv)
-	line := fmt.Sprintf("capwrap: still running after %v, as capture %s; should this call end first, `%s %s` waits for it and `%s %s` reads what it printed\n",
-		after, c.ID(), text.VerbCommand(dirArg, "wait"), c.ID(), text.VerbCommand(dirArg, "read"), c.ID())
+	line := NoticeLine(c.ID(), c.Dir().ReadArg(p.cfg.Getenv), after) + "\n"
 	if _, err := io.WriteString(p.out, line); err == nil {
 		p.noticed = utf8.RuneCountInString(line)
 	}
+}
+
+// NoticeLine is the running notice of capture id, without its line end,
+// after the command ran for after; dirArg is the --dir later commands
+// need ("" for none, see store.Dir.ReadArg). A job's launcher measures it
+// too: the notice its supervisor printed comes before the hand-back.
+func NoticeLine(id, dirArg string, after time.Duration) string {
+	return fmt.Sprintf("capwrap: still running after %v, as capture %s; should this call end first, `%s %s` waits for it and `%s %s` reads what it printed",
+		after, id, text.VerbCommand(dirArg, "wait"), id, text.VerbCommand(dirArg, "read"), id)
 }
 
 func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*preview.Keeper) {
@@ -390,13 +397,24 @@ func deref(p *int64) int64 {
 type jobPresenter struct {
 	inner    presenter        // the run's own presentation, on the launcher's output
 	text     *footerPresenter // the preview for preview.txt
+	hooks    Hooks            // the job's, for Attached
 	attached bool             // set when the run began to end
 }
 
 func (p *jobPresenter) live(i int) io.Writer { return p.inner.live(i) }
 
-// running does nothing: a job's launch receipt and hand-back name it.
-func (p *jobPresenter) running(*store.Capture, time.Duration) {}
+// running prints the running notice as a foreground run's presentation
+// would (SPEC §5; issue 24: a harness that kills `capwrap
+// --background-after 10m` at its own limit of 2 minutes showed nothing),
+// on the launcher's output while the run is attached to it; once let go
+// of, the job's hand-back or launch receipt names it, and nothing is
+// printed. A release between the check and the line sends the line to
+// /dev/null (Supervisor.letGo), after nothing the launcher prints.
+func (p *jobPresenter) running(c *store.Capture, after time.Duration) {
+	if p.hooks.Attached() {
+		p.inner.running(c, after)
+	}
+}
 
 func (p *jobPresenter) render(o *Outcome, c *store.Capture, keepers [2]*preview.Keeper) {
 	p.text.render(o, c, keepers) // preview.txt, for capwrap wait

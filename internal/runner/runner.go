@@ -107,7 +107,7 @@ func prepare(cfg Config) (*run, error) {
 	setupColor(cfg.Color, cfg.Getenv, cfg.Stderr)
 	r := &run{cfg: cfg, d: d, present: newPresenter(mode, cfg)}
 	if cfg.Hooks != nil {
-		r.job = &jobPresenter{inner: r.present, text: &footerPresenter{preview: true, cfg: cfg}}
+		r.job = &jobPresenter{inner: r.present, text: &footerPresenter{preview: true, cfg: cfg}, hooks: cfg.Hooks}
 		r.present = r.job
 		r.signals = cfg.Hooks.Signals()
 	}
@@ -271,12 +271,15 @@ func (r *run) spawn() {
 				// the launcher and capwrap stop need them.
 				rc, c := r.writeLiveReceipt(pid)
 				cfg.Hooks.Started(pid, rc, c)
-				return
+			} else {
+				liveTimer = time.AfterFunc(liveReceiptDelay, func() {
+					defer close(liveWritten)
+					r.writeLiveReceipt(pid)
+				})
 			}
-			liveTimer = time.AfterFunc(liveReceiptDelay, func() {
-				defer close(liveWritten)
-				r.writeLiveReceipt(pid)
-			})
+			// A job's run too, while attached (jobPresenter.running):
+			// a harness that kills the launcher of --background-after
+			// before its hand-back must still show where the output is.
 			if cfg.NoticeAfter > 0 {
 				noticeTimer = time.AfterFunc(cfg.NoticeAfter, func() {
 					if c, err := r.lazy.made(); c != nil && err == nil {
