@@ -282,7 +282,11 @@ func (r *run) spawn() {
 			// before its hand-back must still show where the output is.
 			if cfg.NoticeAfter > 0 {
 				noticeTimer = time.AfterFunc(cfg.NoticeAfter, func() {
-					if c, err := r.lazy.made(); c != nil && err == nil {
+					// The capture is made now if no byte and no live
+					// receipt has made it yet (a start slowed by a busy
+					// machine, a policy still compiling): the notice
+					// must not be skipped for want of it.
+					if c, err := r.lazy.get(); c != nil && err == nil {
 						r.present.running(c, cfg.NoticeAfter)
 					}
 				})
