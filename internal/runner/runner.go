@@ -178,8 +178,10 @@ func prepare(cfg Config) (*run, error) {
 // directory to be opened and checked (or --stall-timeout, if shorter). A
 // directory that has not answered by then is on a hung file system: the
 // command starts without a capture rather than wait for it (SPEC §3: the
-// store never holds the command hostage).
-const openGrace = time.Second
+// store never holds the command hostage). Half the default stall timeout:
+// at 1 s, a busy machine (40 runs at once on 2 cores, load 20) was taken
+// for a hung file system, and the runs lost their captures.
+const openGrace = 5 * time.Second
 
 // openDir opens the tool-outputs directory (SPEC §4), or says why it
 // cannot be used and what to do. A directory that does not answer within
