@@ -65,7 +65,7 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/capwrap.fish
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./preview ./redact ./store ./wrap
+	$(GO) test -run '^$$' -bench . -benchmem ./preview ./redact ./store ./wrap ./internal/events
 	python3 bench/bench.py
 
 clean:

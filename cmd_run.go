@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/capwrap/capwrap/internal/events"
 	"github.com/capwrap/capwrap/internal/job"
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/text"
@@ -129,6 +130,14 @@ func (o *options) config(argv []string) (runner.Config, error) {
 	}
 	if err := o.checkDurations(); err != nil {
 		return cfg, err
+	}
+	if o.events != "" {
+		if strings.HasPrefix(o.events, "fd:") && (o.background || o.backgroundAfter > 0) {
+			return cfg, fmt.Errorf("invalid %s %q: a background job's supervisor holds none of the caller's descriptors (SPEC §10); give a file or FIFO path", o.source("events"), o.events)
+		}
+		if cfg.Events, err = events.Opener(o.events); err != nil {
+			return cfg, fmt.Errorf("invalid %s: %v", o.source("events"), err)
+		}
 	}
 	return cfg, o.checkBounds(append(previewBounds, "queue-bytes")...)
 }

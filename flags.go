@@ -41,6 +41,7 @@ type options struct {
 	// backgroundAfter is --background-after (0: never).
 	backgroundAfter time.Duration
 	receiptFile     string
+	events          string
 	stdoutChars     int
 	stderrChars     int
 	previewBytes    size
@@ -96,6 +97,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.preview, "preview", false, "print a bounded preview and the receipt after the command ends")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the receipt line")
 	fs.StringVar(&o.receiptFile, "receipt-file", "", "also write the receipt as JSON to this path")
+	fs.StringVar(&o.events, "events", "", "write live updates of the preview as JSON lines to this file, FIFO or fd:N")
 	fs.BoolVar(&o.background, "background", false, "run the command as a background job: print its launch receipt and exit 0")
 	fs.Var(durationVar(&o.backgroundAfter, 0), "background-after", "hand the command back as a background job (exit 75) if it still runs after this long")
 	fs.Var(durationVar(&o.timeout, 0), "timeout", "send SIGTERM to the command's process group after this long (0: never)")

@@ -75,7 +75,7 @@ var mostUsed = []string{"command", "dir", "keep", "timeout", "background", "back
 // metavar names the argument of each flag that takes one, in --help and
 // in the man page.
 var metavar = map[string]string{
-	"dir": "DIR", "keep": "WHEN", "receipt-file": "PATH", "background-after": "DURATION", "timeout": "DURATION",
+	"dir": "DIR", "keep": "WHEN", "receipt-file": "PATH", "events": "PATH", "background-after": "DURATION", "timeout": "DURATION",
 	"kill-after": "DURATION", "drain-timeout": "DURATION", "stall-timeout": "DURATION", "notice-after": "DURATION",
 	"stdout-chars": "N", "stderr-chars": "N", "preview-bytes": "SIZE",
 	"max-capture-bytes": "SIZE", "dir-quota": "SIZE", "queue-bytes": "SIZE",
@@ -249,6 +249,24 @@ device (/dev/null, a terminal) is written to and never replaced; a FIFO
 nobody reads is an error at once. A symbolic link is followed (/dev/stderr,
 /dev/fd/3). A directory or other kind of file is refused. A failure is a
 warning: the exit status stays the command's unless --strict.
+`,
+	"events": `Writes the preview's live updates while the command runs, one JSON object
+per line (SPEC §12), in every mode, to PATH: a file (created or truncated,
+0600), a FIFO (opened when its reader opens it), or fd:N (a descriptor the
+caller opened; not with --background). Each stream's view is its last
+--stdout-chars / --stderr-chars characters of display text:
+  {"kind":"replace","stream":"stdout","text":"...","meta":{...}}  the whole view
+  {"kind":"append","stream":"stdout","text":"...","meta":{...}}   text added
+  {"kind":"slide","stream":"stdout","drop":N,"text":"...","meta":{...}}
+                        N characters dropped from the start, text added
+  {"kind":"metadata","stream":"stdout","meta":{...}}              totals moved
+  {"kind":"final","schema":"capwrap.receipt/v1",...}              the receipt, last
+meta: bytes, lines, shown_bytes, shown_lines, omitted_bytes, omitted_lines,
+capture. Updates are paced: the first change after a pause at once, then
+no sooner than max(100ms, bytes/102400 s) after the last, changes
+collapsing into the latest state. Folded in order, each stream's view ends
+as its section of the final preview. A slow or absent reader never slows
+the command; a reader that goes away ends the events, not the run.
 `,
 	"background": `The command runs as a job under a supervisor of its own (capwrap itself, in
 a new session, holding none of the caller's descriptors): capwrap prints one

@@ -17,9 +17,10 @@ import (
 // and the CLI calls both. Below redact, match (the streaming matcher)
 // knows only scan, never the policy; testlog is test data only.
 var moduleImports = map[string][]string{
-	".":                       {"internal/job", "internal/runner", "internal/sigcatch", "internal/text", "receipt", "redact", "store", "store/readback", "wrap"},
+	".":                       {"internal/events", "internal/job", "internal/runner", "internal/sigcatch", "internal/text", "receipt", "redact", "store", "store/readback", "wrap"},
 	"internal/job":            {"internal/guard", "internal/runner", "internal/sigcatch", "internal/text", "preview", "receipt", "store", "wrap"},
-	"internal/runner":         {"internal/guard", "internal/sigcatch", "internal/text", "preview", "receipt", "redact", "store", "wrap"},
+	"internal/events":         {"preview", "receipt"},
+	"internal/runner":         {"internal/events", "internal/guard", "internal/sigcatch", "internal/text", "preview", "receipt", "redact", "store", "wrap"},
 	"internal/guard":          nil,
 	"internal/sigcatch":       nil,
 	"internal/text":           nil,

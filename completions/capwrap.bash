@@ -24,7 +24,7 @@ _capwrap_ids() {
 
 _capwrap() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local flags="--dir --keep --tee --preview --quiet --receipt-file --background
+    local flags="--dir --keep --tee --preview --quiet --receipt-file --events --background
         --background-after --timeout --kill-after --drain-timeout --notice-after --stdout-chars --stderr-chars --preview-bytes
         --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict
         --no-redact --redact-env --redact-allow-env --redact-file --redact-pattern --no-label --pty
@@ -44,7 +44,7 @@ _capwrap() {
             break ;;
         -c | --command) ((i++)); shell=1 ;;
         --command=*) shell=1 ;;
-        --dir | --keep | --receipt-file | --background-after | --timeout | --kill-after | \
+        --dir | --keep | --receipt-file | --events | --background-after | --timeout | --kill-after | \
             --drain-timeout | --notice-after | --stdout-chars | --stderr-chars | --preview-bytes | --max-capture-bytes | \
             --dir-quota | --queue-bytes | --stall-timeout | --redact-env | --redact-allow-env | --redact-file | \
             --redact-pattern | --pty | --color)
@@ -144,7 +144,7 @@ _capwrap() {
         mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur"); return ;;
     --dir)
         mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
-    --receipt-file | --redact-file)
+    --receipt-file | --events | --redact-file)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --redact-env | --redact-allow-env)
         mapfile -t COMPREPLY < <(compgen -e -- "$cur"); return ;;

@@ -27,7 +27,7 @@ end
 function __capwrap_rest
     set -l words (commandline -opc)
     set -e words[1]
-    set -l takes_arg --dir --keep --receipt-file --background-after --timeout --kill-after --drain-timeout --notice-after \
+    set -l takes_arg --dir --keep --receipt-file --events --background-after --timeout --kill-after --drain-timeout --notice-after \
         --stdout-chars --stderr-chars --preview-bytes --max-capture-bytes --dir-quota \
         --queue-bytes --stall-timeout --redact-env --redact-allow-env --redact-file --redact-pattern --pty --color \
         -c --command
@@ -102,6 +102,7 @@ complete -c capwrap -n __capwrap_no_subject -l tee -d 'stream the output live, t
 complete -c capwrap -n __capwrap_no_subject -l preview -d 'print a bounded preview and the receipt'
 complete -c capwrap -n __capwrap_no_subject -l quiet -d 'print only the receipt line'
 complete -c capwrap -n __capwrap_no_subject -l receipt-file -r -F -d 'also write the receipt to this path'
+complete -c capwrap -n __capwrap_no_subject -l events -r -F -d 'write live updates as JSON lines to this file, FIFO or fd:N'
 complete -c capwrap -n __capwrap_no_subject -l background -d 'run the command as a background job'
 complete -c capwrap -n __capwrap_no_subject -l background-after -x -d 'hand the command back as a job after this long'
 complete -c capwrap -n __capwrap_no_subject -l timeout -x -d 'SIGTERM the command after this long'
@@ -177,7 +178,7 @@ complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL a
 complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
-complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file background background-after timeout kill-after drain-timeout notice-after stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
+complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file events background background-after timeout kill-after drain-timeout notice-after stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
 
 # After "--" or the command word: the wrapped command's own completion.
 complete -c capwrap -n '__capwrap_command_words >/dev/null' -a '(__fish_complete_subcommand --commandline (string join " " -- (__capwrap_command_words) (commandline -ct)))'

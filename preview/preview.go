@@ -235,6 +235,15 @@ type Info struct {
 // Render does not change the Keepers and costs O(kept bytes) time and
 // memory (plus the size of the notes).
 func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info) {
+	text, out, errInfo, _ = RenderSections(stdout, stderr, opt)
+	return text, out, errInfo
+}
+
+// RenderSections is Render that also returns where each stream's section
+// is in text: the byte range of its text, marker or binary summary and
+// digest, its header excluded (empty for an empty stream). A live view of
+// the stream (SPEC §12) ends as that text.
+func RenderSections(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info, sections [2][2]int) {
 	opt = opt.withDefaults()
 	if stdout.Name == "" {
 		stdout.Name = "stdout"
@@ -245,7 +254,7 @@ func Render(stdout, stderr Stream, opt Options) (text []byte, out, errInfo Info)
 	l := layout{ko: newKept(stdout.Keeper), ke: newKept(stderr.Keeper), so: &stdout, se: &stderr, opt: opt,
 		notes: appendNotes(nil, opt.Notes)}
 	so, se, text := l.plan()
-	return text, so.info(), se.info()
+	return text, so.info(), se.info(), l.sections
 }
 
 // layout plans and writes the text of a Render.
@@ -254,6 +263,9 @@ type layout struct {
 	so, se *Stream
 	opt    Options // with defaults applied
 	notes  []byte  // the notes' lines
+	// sections are the byte ranges of each stream's section in the last
+	// text written.
+	sections [2][2]int
 }
 
 // plan returns the sections and the text. It plans within the budgets;
@@ -299,11 +311,15 @@ func (l *layout) text(so, se *section, dst []byte) []byte {
 		if l.ke.total > 0 {
 			dst = appendHeader(dst, l.so.Name, l.ko.total)
 		}
+		l.sections[0][0] = len(dst)
 		dst = appendSection(dst, so, l.so, l.opt.ReadLimit)
+		l.sections[0][1] = len(dst)
 	}
 	if l.ke.total > 0 {
 		dst = appendHeader(dst, l.se.Name, l.ke.total)
+		l.sections[1][0] = len(dst)
 		dst = appendSection(dst, se, l.se, l.opt.ReadLimit)
+		l.sections[1][1] = len(dst)
 	}
 	dst = append(dst, l.notes...)
 	if dst == nil {

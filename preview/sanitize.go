@@ -210,6 +210,16 @@ func Sanitize(raw []byte) []byte {
 	return out
 }
 
+// SanitizePrefix is Sanitize of a stream's bytes that go on after raw:
+// it converts raw up to its last unit that the bytes after it cannot
+// change (an escape sequence or UTF-8 sequence cut at the end stays out)
+// and returns the display text and how many bytes of raw it converted.
+// raw must start at a unit boundary (a stream's start, or where the last
+// call stopped).
+func SanitizePrefix(raw []byte) (text []byte, n int) {
+	return render(make([]byte, 0, len(raw)), raw, false)
+}
+
 // render appends the display of raw to dst and returns it with the number of
 // raw bytes consumed. raw must start at a unit boundary. When eof is false,
 // an undecidable unit at the end of raw is left out and not counted.

@@ -15,6 +15,7 @@ package runner
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -107,6 +108,9 @@ type Config struct {
 	NoLabel bool
 	// ReceiptFile, when set, also receives the receipt as JSON.
 	ReceiptFile string
+	// Events, when not nil, opens the sink of the live updates (--events,
+	// SPEC §12; see package events).
+	Events func() (io.WriteCloser, error)
 	// Strict is --strict (SPEC §3).
 	Strict bool
 

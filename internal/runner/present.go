@@ -14,6 +14,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 
+	"github.com/capwrap/capwrap/internal/events"
 	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/preview"
@@ -79,6 +80,9 @@ type footerPresenter struct {
 	cfg     Config
 	text    []byte
 
+	sections [2][2]int       // each stream's section in text
+	infos    [2]preview.Info // each stream's preview summary
+
 	mu       sync.Mutex // the notice's timer against render
 	rendered bool
 	noticed  int // characters of the running notice printed, line end included
@@ -139,13 +143,24 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 		MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg, dirArg),
 		MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, MaxPrinted) - footerBound(o, c) - noticed}
 	var infos [2]preview.Info
-	p.text, infos[0], infos[1] = preview.Render(streams[0], streams[1], opt)
+	p.text, infos[0], infos[1], p.sections = preview.RenderSections(streams[0], streams[1], opt)
 	if o.Failed() && c != nil && p.digests(c, &streams, infos) {
 		// Again, with the error digests after the markers: the streams'
 		// text gives way to them.
-		p.text, infos[0], infos[1] = preview.Render(streams[0], streams[1], opt)
+		p.text, infos[0], infos[1], p.sections = preview.RenderSections(streams[0], streams[1], opt)
 	}
+	p.infos = infos
 	o.Previews = [2]*preview.Info{&infos[0], &infos[1]}
+}
+
+// finals are how each stream's live view ends (SPEC §12): its section of
+// the preview rendered, and what that leaves out.
+func (p *footerPresenter) finals() [2]events.Final {
+	var f [2]events.Final
+	for i, s := range p.sections {
+		f[i] = events.Final{Text: string(p.text[s[0]:s[1]]), OmittedBytes: p.infos[i].OmittedBytes, OmittedLines: p.infos[i].OmittedLines}
+	}
+	return f
 }
 
 // successBudget is the preview budget, in characters, of a stream of a

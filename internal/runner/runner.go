@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/capwrap/capwrap/internal/events"
 	"github.com/capwrap/capwrap/internal/guard"
 	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/internal/text"
@@ -73,12 +74,13 @@ type run struct {
 	lazy    *lazyCapture
 	keepers [2]*preview.Keeper
 	sinks   [2]*sink
-	pty     wrap.PTYMode     // the streams that are ptys (--pty)
-	tty     *os.File         // the controlling terminal, for job control; nil if none
-	guard   *guard.Guard     // bounds every step of the store (hung file systems)
-	wd      *wrap.Watchdog   // set by spawn before the child starts; nil without one
-	job     *jobPresenter    // a background job's presentation (cfg.Hooks), or nil
-	signals <-chan os.Signal // the job's signals from elsewhere (stop, a launcher gone)
+	pty     wrap.PTYMode      // the streams that are ptys (--pty)
+	tty     *os.File          // the controlling terminal, for job control; nil if none
+	guard   *guard.Guard      // bounds every step of the store (hung file systems)
+	wd      *wrap.Watchdog    // set by spawn before the child starts; nil without one
+	job     *jobPresenter     // a background job's presentation (cfg.Hooks), or nil
+	events  *events.Publisher // --events (SPEC §12), or nil
+	signals <-chan os.Signal  // the job's signals from elsewhere (stop, a launcher gone)
 	out     Outcome
 }
 
@@ -151,6 +153,15 @@ func prepare(cfg Config) (*run, error) {
 				d.Warnf("cannot create a capture in %s: %v; the command runs on without one", r.dir.Path(), store.UnwrapPath(err))
 			}
 		}}
+	if cfg.Events != nil {
+		r.events = events.New(cfg.Events, events.Options{Chars: [2]int{Budget(cfg.StdoutChars), Budget(cfg.StderrChars)},
+			Capture: func() string {
+				if c, _ := r.lazy.made(); c != nil {
+					return c.Path()
+				}
+				return ""
+			}})
+	}
 	r.keepers = [2]*preview.Keeper{
 		preview.NewKeeper(cfg.StdoutChars),
 		preview.NewKeeper(cfg.StdoutChars + cfg.StderrChars), // stdout's unused budget may flow here (SPEC §5)
@@ -168,6 +179,9 @@ func prepare(cfg Config) (*run, error) {
 			ws = append(ws, l)
 		}
 		ws = append(ws, r.lazy.stream(name), r.keepers[i])
+		if r.events != nil {
+			ws = append(ws, r.events.Stream(i))
+		}
 		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy, mem: mem}
 		r.sinks[i].live, _ = l.(*liveWriter)
 	}
@@ -465,6 +479,9 @@ func (r *run) publish() {
 			o.OwnFailures = append(o.OwnFailures, err)
 		}
 	}
+	if r.events != nil {
+		r.events.Finish(r.finals(o, c), o.Receipt())
+	}
 	if err := r.present.present(o); err != nil {
 		if errors.Is(err, errPreview) {
 			r.d.Warnf("%v", err)
@@ -474,6 +491,25 @@ func (r *run) publish() {
 	if r.job != nil {
 		r.cfg.Hooks.Ended(o.ExitStatus(), o.Reraise())
 	}
+}
+
+// finals are how the streams' live views end (SPEC §12: folded, the
+// updates give the final preview): the sections of the preview printed,
+// or, in modes that print none, of the preview rendered for them.
+func (r *run) finals(o *Outcome, c *store.Capture) [2]events.Final {
+	fp, _ := r.present.(*footerPresenter)
+	if r.job != nil {
+		fp, _ = r.job.inner.(*footerPresenter)
+		if fp == nil || !fp.preview || !r.job.attached {
+			fp = r.job.text
+		}
+	}
+	if fp == nil || !fp.preview {
+		tmp := *o
+		fp = &footerPresenter{preview: true, cfg: r.cfg}
+		fp.render(&tmp, c, r.keepers)
+	}
+	return fp.finals()
 }
 
 // capture is the run's capture, or nil if none was made.
