@@ -45,4 +45,9 @@ const (
 	ReasonWriterStalled  Reason = "writer_stalled"
 	ReasonWriteError     Reason = "write_error"
 	ReasonAbandoned      Reason = "abandoned"
+
+	// ReasonExportedRunning marks the receipt that `capwrap export`
+	// (SPEC §8) writes for a capture still running when it was exported:
+	// the export holds the bytes committed then, and the command went on.
+	ReasonExportedRunning Reason = "exported_running"
 )
