@@ -33,7 +33,7 @@ type env struct {
 // read ID): every verb reads a tool-outputs directory, and wait and stop
 // print previews. The other global flags are about running a command.
 var verbGlobals = map[string][]string{
-	"list": {"dir"}, "show": {"dir"}, "read": {"dir"}, "prune": {"dir"},
+	"list": {"dir"}, "show": {"dir"}, "read": {"dir"}, "export": {"dir"}, "prune": {"dir"},
 	"wait": {"dir", "stdout-chars", "stderr-chars", "preview-bytes"},
 	"stop": {"dir", "stdout-chars", "stderr-chars", "preview-bytes"},
 }

@@ -22,6 +22,7 @@ usage:
   capwrap [flags] -c 'SHELL COMMAND LINE' [ARG0 [ARG...]]
   capwrap --background | --background-after DURATION [flags] -- COMMAND [ARG...]
   capwrap list [--json] [--running] [--limit N] | show ID | read ID [flags] | prune [flags]
+  capwrap export ID... --to DIR|FILE.tar.gz
   capwrap wait [--timeout D] ID... | stop [--signal SIG] [--kill-after D] ID...
   capwrap help [FLAG-or-VERB]
 
@@ -48,7 +49,7 @@ examples:
   CI:        capwrap --tee --receipt-file receipt.json -- make test
   terminal:  capwrap make -j4                     # live output, summary, files kept
 
-All flags: capwrap help flags. Verbs: capwrap help list|show|read|prune|wait|stop.
+All flags: capwrap help flags. Verbs: capwrap help list|show|read|export|prune|wait|stop.
 Every flag but -c has a variable: --dir-quota 1G is CAPWRAP_DIR_QUOTA=1G; a
 flag beats its variable. Manual: man capwrap.
 `
@@ -64,7 +65,7 @@ func runHelp(e *env, args []string) error {
 		topic = "help"
 	}
 	if !printHelp(e.stdout, topic) {
-		return usageError{fmt.Sprintf("no help on %q", topic), "capwrap help flags lists the flags; verbs are list, show, read, prune, wait, stop"}
+		return usageError{fmt.Sprintf("no help on %q", topic), "capwrap help flags lists the flags; verbs are list, show, read, export, prune, wait, stop"}
 	}
 	return nil
 }
@@ -426,6 +427,26 @@ var verbHelp = map[string]string{
   or "stderr| " ("+ " for the rest of a line the other stream cut):
   this is the order of arrival at capwrap,
   chunk by chunk, not an order the command guaranteed.
+`,
+	"export": `capwrap export ID... --to DIR|FILE.tar.gz
+  Copies the captures (each ID any unique prefix) out of the tool-outputs
+  directory, the only verb that does: their stream files, receipts, arrival
+  index and a job's preview.txt, nothing else (no symbolic link followed,
+  nothing from outside the directory), with manifest.json at the root
+  (schema capwrap.export/v1: created_at, capwrap_version, per capture its
+  id, state, files with size and sha256, and those unavailable: a stream
+  file pruned, a receipt missing, a symbolic link refused). Receipts'
+  paths are rewritten relative to the export: dir is the ID, each stream's
+  file ID/stdout.log, abs_dir null. The export is a tool-outputs directory:
+  capwrap --dir DIR list, show and read work on it as on the original. A
+  running capture is exported with the bytes committed so far, its streams
+  as .log files and a receipt.json partial (exported_running); an
+  abandoned one as it is, still partial (abandoned). DIR is created 0700
+  (or may exist empty); FILE.tar.gz (or .tgz) is created 0600 and holds
+  everything under FILE/: tar xzf FILE.tar.gz, then capwrap --dir FILE
+  list. A DIR that is not empty, or a file that exists, is refused (exit
+  2): export never writes into or over anything. One line per capture and
+  a total on stdout, a warning for each file unavailable.
 `,
 	"prune": `capwrap prune --older-than DURATION | --id ID [--dry-run]
   Deletes captures: the only verb that deletes. --older-than counts from the

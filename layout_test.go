@@ -17,7 +17,7 @@ import (
 // and the CLI calls both. Below redact, match (the streaming matcher)
 // knows only scan, never the policy; testlog is test data only.
 var moduleImports = map[string][]string{
-	".":                       {"internal/events", "internal/job", "internal/runner", "internal/sigcatch", "internal/text", "receipt", "redact", "store", "store/readback", "wrap"},
+	".":                       {"internal/events", "internal/job", "internal/runner", "internal/sigcatch", "internal/text", "receipt", "redact", "store", "store/export", "store/readback", "wrap"},
 	"internal/job":            {"internal/guard", "internal/runner", "internal/sigcatch", "internal/text", "preview", "receipt", "store", "wrap"},
 	"internal/events":         {"preview", "receipt"},
 	"internal/runner":         {"internal/events", "internal/guard", "internal/sigcatch", "internal/text", "preview", "receipt", "redact", "store", "wrap"},
@@ -26,6 +26,7 @@ var moduleImports = map[string][]string{
 	"internal/text":           nil,
 	"store":                   {"receipt"},
 	"store/readback":          {"receipt", "store"},
+	"store/export":            {"receipt", "store"},
 	"receipt":                 nil,
 	"wrap":                    nil,
 	"preview":                 nil,

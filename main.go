@@ -5,10 +5,10 @@
 // bounded preview and a one-line receipt (or, on a terminal, behaves like
 // tee). The contract is SPEC.md. This package holds CLI policy only: it
 // parses the command line and hands a run over to internal/runner
-// (cmd_run.go), or runs a verb (cmd_*.go: reading captures back, waiting
-// for and stopping background jobs); errors.go turns what they return
-// into capwrap's exit status, and main re-raises a child's signal after
-// the run has returned.
+// (cmd_run.go), or runs a verb (cmd_*.go: reading captures back and
+// exporting them, waiting for and stopping background jobs); errors.go
+// turns what they return into capwrap's exit status, and main re-raises a
+// child's signal after the run has returned.
 package main
 
 import (
@@ -116,11 +116,11 @@ func capwrap(args []string, std stdio, sup *job.Supervisor) (int, syscall.Signal
 
 // verbs are the words that, first on the command line and before any "--",
 // select a secondary verb instead of starting a command (SPEC §1).
-var verbs = []string{"list", "show", "read", "prune", "wait", "stop", "help"}
+var verbs = []string{"list", "show", "read", "export", "prune", "wait", "stop", "help"}
 
 // commands are the verbs but help, each with its flags (SPEC §8, §10).
 var commands = map[string]func() command{
-	"list": newListCommand, "show": newShowCommand, "read": newReadCommand,
+	"list": newListCommand, "show": newShowCommand, "read": newReadCommand, "export": newExportCommand,
 	"prune": newPruneCommand, "wait": newWaitCommand, "stop": newStopCommand,
 }
 

@@ -29,7 +29,7 @@ _capwrap() {
         --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict
         --no-redact --redact-env --redact-allow-env --redact-file --redact-pattern --no-label --pty
         --color --command --help --version"
-    local verbs="list show read prune wait stop help"
+    local verbs="list show read export prune wait stop help"
     COMPREPLY=()
 
     # Find the first word that is not a flag (or its argument): "--", a verb
@@ -55,7 +55,7 @@ _capwrap() {
                 shell=2
             else
                 case $w in
-                list | show | read | prune | wait | stop | help) verb=$w ;;
+                list | show | read | export | prune | wait | stop | help) verb=$w ;;
                 *) cmd_at=$i ;;
                 esac
             fi
@@ -107,6 +107,15 @@ _capwrap() {
             esac
             if [[ $cur == -* ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --context --after-context --before-context --follow --timeout --until --interleaved $vflags" -- "$cur")
+            else
+                mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
+            fi ;;
+        export)
+            if [[ $prev == --to ]]; then
+                mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return
+            fi
+            if [[ $cur == -* ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "--to $vflags" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;

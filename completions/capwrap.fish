@@ -76,7 +76,7 @@ end
 function __capwrap_verb
     __capwrap_shell; and return 1
     set -l rest (__capwrap_rest); or return 1
-    contains -- $rest[1] list show read prune wait stop help; and test "$rest[1]" = $argv[1]
+    contains -- $rest[1] list show read export prune wait stop help; and test "$rest[1]" = $argv[1]
 end
 
 # The wrapped command's words (after "--" or from the command word on),
@@ -89,7 +89,7 @@ function __capwrap_command_words
         printf '%s\n' $rest
         return 0
     end
-    contains -- $rest[1] list show read prune wait stop help; and return 1
+    contains -- $rest[1] list show read export prune wait stop help; and return 1
     printf '%s\n' $rest
 end
 
@@ -134,6 +134,7 @@ complete -c capwrap -n __capwrap_shell -F
 complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a list -d 'list captures'
 complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a show -d 'print a capture'"'"'s receipt'
 complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a read -d 'read a capture'"'"'s stream'
+complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a export -d 'copy captures out'
 complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a prune -d 'delete captures'
 complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a wait -d 'wait for a background job'
 complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a stop -d 'stop a background job'
@@ -143,7 +144,7 @@ complete -c capwrap -n 'not __capwrap_shell; and __capwrap_no_subject' -a '(__fi
 # The verbs' own flags and capture IDs. Every verb takes --help and --dir
 # after its name; wait and stop the preview budgets too (verbGlobals in
 # env.go).
-for v in list show read prune wait stop
+for v in list show read export prune wait stop
     complete -c capwrap -n "__capwrap_verb $v" -s h -l help -d 'show the verb'"'"'s help'
     complete -c capwrap -n "__capwrap_verb $v" -l dir -r -a '(__fish_complete_directories)' -d 'tool-outputs directory'
 end
@@ -157,6 +158,8 @@ complete -c capwrap -n '__capwrap_verb list' -l running -d 'only captures whose 
 complete -c capwrap -n '__capwrap_verb list' -l limit -x -d 'at most this many, the newest'
 complete -c capwrap -n '__capwrap_verb show' -a '(__capwrap_ids)' -d capture
 complete -c capwrap -n '__capwrap_verb read' -a '(__capwrap_ids)' -d capture
+complete -c capwrap -n '__capwrap_verb export' -a '(__capwrap_ids)' -d capture
+complete -c capwrap -n '__capwrap_verb export' -l to -r -F -d 'a new or empty directory, or FILE.tar.gz'
 complete -c capwrap -n '__capwrap_verb read' -l stream -x -a 'stdout stderr' -d 'the stream'
 complete -c capwrap -n '__capwrap_verb read' -l offset -x -d 'start at this byte'
 complete -c capwrap -n '__capwrap_verb read' -l limit -x -d 'print at most this many bytes'
@@ -178,7 +181,7 @@ complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL a
 complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
-complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read prune wait stop dir keep tee preview quiet receipt-file events background background-after timeout kill-after drain-timeout notice-after stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
+complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read export prune wait stop dir keep tee preview quiet receipt-file events background background-after timeout kill-after drain-timeout notice-after stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
 
 # After "--" or the command word: the wrapped command's own completion.
 complete -c capwrap -n '__capwrap_command_words >/dev/null' -a '(__fish_complete_subcommand --commandline (string join " " -- (__capwrap_command_words) (commandline -ct)))'

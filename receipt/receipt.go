@@ -49,7 +49,7 @@ type Process struct {
 // Capture is the receipt's "capture" object. State is one of pending,
 // complete, partial, failed, disabled; Reason names why a capture is partial
 // (drain_timeout, capture_limit, directory_quota, writer_stalled, write_error,
-// abandoned, killed_with_capwrap); Error carries the text of a write error.
+// abandoned, killed_with_capwrap, exported_running); Error carries the text of a write error.
 type Capture struct {
 	State  CaptureState `json:"state"`
 	Reason *Reason      `json:"reason"`

@@ -49,4 +49,9 @@ const (
 	// capwrap's watchdog ended (SPEC §3: a command never outlives a
 	// capwrap that was killed): capwrap was killed, the command with it.
 	ReasonKilledWithCapwrap Reason = "killed_with_capwrap"
+
+	// ReasonExportedRunning marks the receipt that `capwrap export`
+	// (SPEC §8) writes for a capture still running when it was exported:
+	// the export holds the bytes committed then, and the command went on.
+	ReasonExportedRunning Reason = "exported_running"
 )

@@ -389,3 +389,44 @@ func (ar *ArrivalReader) Next() (ArrivalRecord, error) {
 
 // Close closes the index file.
 func (ar *ArrivalReader) Close() error { return ar.f.Close() }
+
+// ClipArrival returns a copy of the arrival index read from src (a
+// running capture's, whose records may run ahead of the bytes its stream
+// files hold) that describes only the first stdout and stderr bytes of
+// the streams: a record past them is dropped, one that ends past them is
+// cut there, and so is a last record not completely written. It reads at
+// most the size of a full index, so memory is bounded (1.5 MiB). The
+// error reports a read failure or src not being an arrival index.
+func ClipArrival(src io.Reader, stdout, stderr int64) ([]byte, error) {
+	max := int64(arrivalHeaderSize + (MaxArrivalRecords+1)*arrivalRecordSize)
+	b, err := io.ReadAll(io.LimitReader(src, max))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < arrivalHeaderSize || string(b[:arrivalHeaderSize]) != arrivalMagic {
+		return nil, fmt.Errorf("%s is not an arrival index", arrivalName)
+	}
+	out := append([]byte(nil), b[:arrivalHeaderSize]...)
+	size := [2]int64{stdout, stderr}
+	for rec := b[arrivalHeaderSize:]; len(rec) >= arrivalRecordSize; rec = rec[arrivalRecordSize:] {
+		r := rec[:arrivalRecordSize]
+		s := r[12]
+		if s == arrivalEndMark {
+			out = append(out, r...)
+			break
+		}
+		if s > 1 {
+			return nil, fmt.Errorf("%s: bad stream byte %#x", arrivalName, s)
+		}
+		off := int64(binary.LittleEndian.Uint64(r[0:8]))
+		n := int64(binary.LittleEndian.Uint32(r[8:12]))
+		if off < 0 || off >= size[s] {
+			continue
+		}
+		var c [arrivalRecordSize]byte
+		copy(c[:], r)
+		binary.LittleEndian.PutUint32(c[8:12], uint32(min(n, size[s]-off)))
+		out = append(out, c[:]...)
+	}
+	return out, nil
+}

@@ -193,3 +193,45 @@ func (d *Dir) Remove(id string) error {
 	}
 	return d.root.RemoveAll(id)
 }
+
+// Names of the files of a capture directory besides its streams (SPEC §4,
+// §10; doc.go, job.go, arrival.go), for the readers that copy them
+// ([Dir.OpenFile]).
+const (
+	ReceiptFile     = receiptName     // the final receipt, published last
+	LiveReceiptFile = liveReceiptName // the receipt written at launch
+	PreviewFile     = previewName     // a background job's preview
+	ArrivalFile     = arrivalName     // the arrival index
+)
+
+// ErrNotCaptureFile reports a name that is not one of the files of a
+// capture directory's layout.
+var ErrNotCaptureFile = errors.New("not a file of a capture directory")
+
+// StreamFile is the name of stream's file ("stdout" or "stderr") in a
+// capture directory: "stdout.live" while it grows (live), "stdout.log"
+// once final.
+func StreamFile(stream string, live bool) string {
+	if live {
+		return stream + liveSuffix
+	}
+	return stream + logSuffix
+}
+
+// OpenFile opens the file name of capture id (a full ID) for reading:
+// one of the layout's names, a stream's (StreamFile) or ReceiptFile,
+// LiveReceiptFile, PreviewFile, ArrivalFile. Another name (the control
+// FIFO, the quota reservation, a temporary file, anything planted) is
+// refused with an error wrapping ErrNotCaptureFile. As [Dir.OpenStream],
+// it refuses a capture directory or file that is a symbolic link, a file
+// that is not regular or that has more than one hard link; the error
+// wraps fs.ErrNotExist when there is no such file.
+func (d *Dir) OpenFile(id, name string) (*os.File, error) {
+	switch name {
+	case StreamFile(Stdout, false), StreamFile(Stdout, true), StreamFile(Stderr, false), StreamFile(Stderr, true),
+		ReceiptFile, LiveReceiptFile, PreviewFile, ArrivalFile:
+	default:
+		return nil, fmt.Errorf("%s/%s: %w", id, name, ErrNotCaptureFile)
+	}
+	return d.openCaptureFile(id, name)
+}
