@@ -83,7 +83,7 @@ func TestUTF8Check(t *testing.T) {
 // as one write and as writes of 1000 bytes.
 func TestSinkAccounting(t *testing.T) {
 	const short, long = "hunter2", "x9Kq2vLm8ZpT4wRb7YcN3dFh6JsA1eGu5iOk0PnQ" // markers are 16 bytes: +9, -24
-	text := []byte(strings.Repeat("a line of text\n", 2000))                   // 30,000 bytes
+	text := []byte(strings.Repeat("a line of text\n", 2000))                  // 30,000 bytes
 	binary := bytes.Repeat([]byte{0, 0xff, 0xfe, 'x', 0x80, '\n'}, 5000)
 	// "token " + secret + " in a line\n": 17 bytes and the secret's.
 	withSecrets := func(secret string, n int) []byte {
