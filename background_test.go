@@ -112,6 +112,8 @@ func TestBackgroundServer(t *testing.T) {
 	var rc map[string]any
 	if err != nil || json.Unmarshal(b, &rc) != nil || rc["process"].(map[string]any)["state"] != "cancelled" {
 		t.Errorf("receipt.json after stop: %v %s", err, b)
+	} else if err := checkAccounting(rc); err != nil {
+		t.Errorf("receipt.json after stop: %v", err)
 	}
 }
 
@@ -315,6 +317,9 @@ func footer(t *testing.T, out []byte) map[string]any {
 	var rc map[string]any
 	if !bytes.HasPrefix(last, []byte("capwrap-receipt ")) || json.Unmarshal(last[len("capwrap-receipt "):], &rc) != nil {
 		t.Fatalf("no receipt on the last line of:\n%s", out)
+	}
+	if err := checkAccounting(rc); err != nil {
+		t.Fatalf("receipt on the last line: %v\n%s", err, out)
 	}
 	return rc
 }

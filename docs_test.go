@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -20,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/capwrap/capwrap/internal/runner"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/redact"
 	"github.com/capwrap/capwrap/store"
 )
@@ -443,5 +445,36 @@ func TestCatalogueDocumented(t *testing.T) {
 		if !regexp.MustCompile(`(^|[ (` + "`" + `])` + regexp.QuoteMeta(k) + `[ ,.)` + "`" + `]`).MatchString(section) {
 			t.Errorf("README.md's Redaction section does not name the kind %s", k)
 		}
+	}
+}
+
+// TestReceiptKeysDocumented: the README's receipt table and the man page
+// name every key of a stream's receipt object, the accounting's keys and
+// identity, and every representation (SPEC §7), so a key added to
+// receipt.Stream cannot go undocumented.
+func TestReceiptKeysDocumented(t *testing.T) {
+	readme, man := readDoc(t, "README.md"), readDoc(t, "man/capwrap.1")
+	var keys []string
+	for _, v := range []any{receipt.Stream{}, receipt.Accounting{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			keys = append(keys, strings.Split(typ.Field(i).Tag.Get("json"), ",")[0])
+		}
+	}
+	for _, r := range []receipt.Representation{receipt.RepresentationRedactedText, receipt.RepresentationDecodedText,
+		receipt.RepresentationBinary, receipt.RepresentationRaw} {
+		keys = append(keys, string(r))
+	}
+	for _, k := range keys {
+		if !strings.Contains(readme, "`"+k+"`") {
+			t.Errorf("README.md's receipt table does not name %s", k)
+		}
+		if !strings.Contains(man, ".B "+strings.ReplaceAll(k, "-", `\-`)) && !strings.Contains(man, ".BR "+strings.ReplaceAll(k, "-", `\-`)) &&
+			!strings.Contains(man, "("+k) && !strings.Contains(man, k+" ") {
+			t.Errorf("man/capwrap.1 does not name %s", k)
+		}
+	}
+	if !strings.Contains(readme, "`observed = accepted + pending + discarded`") {
+		t.Errorf("README.md does not state the accounting identity")
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/sigcatch"
+	"github.com/capwrap/capwrap/receipt"
 )
 
 // TestMain registers capwrap and the test helpers as commands that
@@ -191,6 +192,9 @@ func cmdRcpt(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("receipt is not JSON: %v", err)
 	}
 	rc = completeFooter(rc, ts.MkAbs)
+	if err := checkAccounting(rc); err != nil {
+		ts.Fatalf("receipt: %v", err)
+	}
 	failed := false
 	for _, a := range args[1:] {
 		if err := checkAssertion(rc, b[:at], ts.MkAbs, a); err != nil {
@@ -201,6 +205,44 @@ func cmdRcpt(ts *testscript.TestScript, neg bool, args []string) {
 	if failed {
 		ts.Fatalf("receipt assertions failed")
 	}
+}
+
+// checkAccounting holds a receipt that a test read (a footer, completed
+// from receipt.json when there is one, or a whole receipt) to SPEC §7's
+// accounting: in a whole receipt (it has "schema") of a run that ended,
+// both streams have accounting and representation, and observed =
+// accepted + pending + discarded (receipt.Receipt.Check). A footer alone
+// carries at most the lost counts: neither negative, nor above what was
+// observed. Every test that reads a receipt calls it: cmdRcpt, and
+// footer and readReceipt in background_test.go.
+func checkAccounting(rc map[string]any) error {
+	if _, whole := rc["schema"]; !whole {
+		for _, name := range []string{"stdout", "stderr"} {
+			observed, _ := lookup(rc, "streams."+name+".observed_bytes").(float64)
+			pending, _ := lookup(rc, "streams."+name+".accounting.pending").(float64)
+			discarded, _ := lookup(rc, "streams."+name+".accounting.discarded").(float64)
+			if pending < 0 || discarded < 0 || pending+discarded > observed {
+				return fmt.Errorf("streams.%s: pending %v + discarded %v, observed %v", name, pending, discarded, observed)
+			}
+		}
+		return nil
+	}
+	b, err := json.Marshal(rc)
+	if err != nil {
+		return err
+	}
+	var r receipt.Receipt
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("not a receipt: %v", err)
+	}
+	if state := lookup(rc, "process.state"); state != nil && state != string(receipt.ProcessRunning) {
+		for name, s := range map[string]receipt.Stream{"stdout": r.Streams.Stdout, "stderr": r.Streams.Stderr} {
+			if s.Accounting == nil || s.Representation == nil {
+				return fmt.Errorf("streams.%s: a final receipt without accounting or representation", name)
+			}
+		}
+	}
+	return r.Check()
 }
 
 // completeFooter reads the footer's keys as SPEC §7 says a reader should:

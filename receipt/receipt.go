@@ -8,6 +8,7 @@ package receipt
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // Schema is the value of the receipt's "schema" key (SPEC §7).
@@ -80,19 +81,118 @@ type Streams struct {
 }
 
 // Stream describes one captured stream. Byte counts are in bytes:
-// ObservedBytes were read from the pipe, CommittedBytes reached the file
-// (after redaction). Lines counts newline bytes of the committed (sanitized)
-// stream. File is relative like Receipt.Dir, null when no file was kept.
-// SHA256 is the hex digest of the committed file, set only when the capture
-// is complete.
+// ObservedBytes were read from the pipe (or pty), CommittedBytes reached the
+// file: bytes of the representation, after redaction, which may be more or
+// fewer than the raw bytes they stand for. Lines counts newline bytes of the
+// committed (sanitized) stream. File is relative like Receipt.Dir, null when
+// no file was kept. SHA256 is the hex digest of the committed file, set only
+// when the capture is complete. Accounting settles the raw bytes (SPEC §7);
+// Representation names what the file holds. Both are null while the child
+// runs and for a capture whose writer died (unknown, not 0).
 type Stream struct {
-	ObservedBytes   *int64   `json:"observed_bytes"`
-	CommittedBytes  *int64   `json:"committed_bytes"`
-	Lines           *int64   `json:"lines"`
-	LastLinePartial *bool    `json:"last_line_partial"`
-	File            *string  `json:"file"`
-	SHA256          *string  `json:"sha256"`
-	Preview         *Preview `json:"preview"`
+	ObservedBytes   *int64          `json:"observed_bytes"`
+	CommittedBytes  *int64          `json:"committed_bytes"`
+	Lines           *int64          `json:"lines"`
+	LastLinePartial *bool           `json:"last_line_partial"`
+	File            *string         `json:"file"`
+	SHA256          *string         `json:"sha256"`
+	Preview         *Preview        `json:"preview"`
+	Accounting      *Accounting     `json:"accounting"`
+	Representation  *Representation `json:"representation"`
+}
+
+// Accounting is a stream's "accounting" object (SPEC §7): where every raw
+// byte read from the child went, in raw bytes (before redaction), so that
+// Observed = Accepted + Pending + Discarded in every receipt (Check).
+//
+//   - Observed: read from the pipe or pty (the same count as observed_bytes).
+//   - Accepted: taken for transformation into the file: the redactor (or,
+//     with --no-redact, nothing) decided them and the file holds their
+//     representation.
+//   - Pending: accepted by nothing yet: held back by the redactor (a
+//     possible partial secret) or read and not yet handed to it. 0 in a
+//     final receipt: the end of the stream settles them (README "The
+//     receipt").
+//   - Discarded: never to be committed: the representation came after the
+//     file stopped taking bytes (capture_limit, directory_quota, a write
+//     error, writer_stalled, no capture could be made), or was queued for
+//     the file when persistence stopped.
+//
+// committed_bytes counts the representation apart: it grows with markers
+// longer than the secrets they replace and shrinks with shorter ones.
+type Accounting struct {
+	Observed  int64 `json:"observed"`
+	Accepted  int64 `json:"accepted"`
+	Pending   int64 `json:"pending"`
+	Discarded int64 `json:"discarded"`
+}
+
+// Check reports a violation of the accounting identity: a negative count,
+// or Observed != Accepted + Pending + Discarded.
+func (a Accounting) Check() error {
+	if a.Observed < 0 || a.Accepted < 0 || a.Pending < 0 || a.Discarded < 0 {
+		return fmt.Errorf("accounting has a negative count: %+v", a)
+	}
+	if a.Observed != a.Accepted+a.Pending+a.Discarded {
+		return fmt.Errorf("accounting: observed %d != accepted %d + pending %d + discarded %d",
+			a.Observed, a.Accepted, a.Pending, a.Discarded)
+	}
+	return nil
+}
+
+// Representation is a stream's "representation" (SPEC §7): what the bytes
+// of its file are, as a reader needs to know before decoding them.
+type Representation string
+
+// The representations of SPEC §7. capwrap writes RepresentationRedactedText,
+// RepresentationBinary and RepresentationRaw; it never decodes a stream, so
+// never RepresentationDecodedText (the preview replaces invalid UTF-8 for
+// display, the file never does).
+const (
+	// RepresentationRedactedText: redaction on, and the file is valid
+	// UTF-8 (an empty stream too): the child's text, secrets replaced by
+	// markers, every other byte as read.
+	RepresentationRedactedText Representation = "redacted-text"
+	// RepresentationDecodedText: text decoded with invalid UTF-8 replaced
+	// by U+FFFD. Not written by capwrap.
+	RepresentationDecodedText Representation = "decoded-text"
+	// RepresentationBinary: redaction on, and the stream is not valid
+	// UTF-8 (a binary's output, text in another encoding): its bytes as
+	// read, exactly, but for secrets replaced by markers (redaction is not
+	// skipped for binary output).
+	RepresentationBinary Representation = "binary"
+	// RepresentationRaw: --no-redact: the bytes as read, exactly.
+	RepresentationRaw Representation = "raw"
+)
+
+// Check reports a receipt whose per-stream accounting breaks the identity
+// of SPEC §7 (Accounting.Check), or whose accounting disagrees with its
+// observed_bytes. A stream without accounting (a live or abandoned
+// capture's receipt, a footer) passes.
+func (r *Receipt) Check() error {
+	for _, st := range []struct {
+		name string
+		s    *Stream
+	}{{"stdout", &r.Streams.Stdout}, {"stderr", &r.Streams.Stderr}} {
+		a := st.s.Accounting
+		if a == nil {
+			continue
+		}
+		if err := a.Check(); err != nil {
+			return fmt.Errorf("streams.%s: %w", st.name, err)
+		}
+		if o := st.s.ObservedBytes; o != nil && *o != a.Observed {
+			return fmt.Errorf("streams.%s: observed_bytes %d, accounting.observed %d", st.name, *o, a.Observed)
+		}
+		// Without a marker the representation is the raw bytes: the
+		// file holds exactly the accepted ones.
+		rep, n, counted := st.s.Representation, r.Redaction.PerStream[st.name], r.Redaction.PerStream != nil
+		identity := rep != nil && *rep == RepresentationRaw || rep != nil && *rep != RepresentationDecodedText && counted && n == 0
+		if c := st.s.CommittedBytes; identity && c != nil && *c != a.Accepted {
+			return fmt.Errorf("streams.%s: nothing replaced, yet committed_bytes %d != accounting.accepted %d", st.name, *c, a.Accepted)
+		}
+	}
+	return nil
 }
 
 // Preview is a stream's preview summary (SPEC §5, §7). State is complete or
@@ -184,10 +284,19 @@ type shortStreams struct {
 }
 
 type shortStream struct {
-	ObservedBytes  *int64        `json:"observed_bytes,omitempty"`
-	CommittedBytes *int64        `json:"committed_bytes,omitempty"` // only when not all observed were committed
-	Lines          *int64        `json:"lines,omitempty"`
-	Preview        *shortPreview `json:"preview,omitempty"` // only when cut
+	ObservedBytes  *int64           `json:"observed_bytes,omitempty"`
+	CommittedBytes *int64           `json:"committed_bytes,omitempty"` // only when not all observed were committed
+	Lines          *int64           `json:"lines,omitempty"`
+	Preview        *shortPreview    `json:"preview,omitempty"`    // only when cut
+	Accounting     *shortAccounting `json:"accounting,omitempty"` // only when bytes are lost or unsettled
+}
+
+// shortAccounting is the part of a stream's accounting a caller acts on:
+// raw bytes that will never be in the file, or are not settled yet (SPEC
+// §7). The rest, and the whole object when both are 0, is receipt.json's.
+type shortAccounting struct {
+	Pending   int64 `json:"pending,omitempty"`
+	Discarded int64 `json:"discarded,omitempty"`
 }
 
 // shortPreview says the preview cut the stream, and how many of its bytes
@@ -212,12 +321,14 @@ const FooterBound = 400
 // it is the short form: id, dir, exit_status, the process's state, pid
 // while running, exit code, signal and reason, the capture's state, reason
 // and error, redaction when it is off or replaced something, and per stream
-// that is not empty its observed bytes (committed bytes too when fewer
-// reached the file), lines and, when the preview cut it, preview.state
+// that is not empty its observed bytes (committed bytes too when they
+// differ), lines, accounting.pending and accounting.discarded when not 0
+// and, when the preview cut it, preview.state
 // truncated with the bytes and lines it left out, unless these would make
 // the footer FooterBound bytes or more (two streams cut, large counts, a
 // long dir): then receipt.json alone has them (with a relative dir, one
-// stream's counts fit; both streams' do not). The command label, abs_dir, file paths,
+// stream's counts fit; both streams' do not), and the accounting counts
+// after them if still needed. The command label, abs_dir, file paths,
 // sha256, timestamps and per-stream redaction counts are left to
 // receipt.json. A failing run's footer with both streams cut is under 400
 // bytes when dir is (the tool-outputs directory's path is the one part of
@@ -238,6 +349,16 @@ func (r *Receipt) Footer(compact bool) ([]byte, error) {
 	for _, ss := range []*shortStream{s.Streams.Stdout, s.Streams.Stderr} {
 		if ss != nil && ss.Preview != nil {
 			ss.Preview.OmittedBytes, ss.Preview.OmittedLines = nil, nil
+		}
+	}
+	if b, err = encodeFooter(s); err != nil || len(b) < FooterBound {
+		return b, err
+	}
+	// Still too long: the capture's state and reason say bytes were
+	// lost; how many is receipt.json's.
+	for _, ss := range []*shortStream{s.Streams.Stdout, s.Streams.Stderr} {
+		if ss != nil {
+			ss.Accounting = nil
 		}
 	}
 	return encodeFooter(s)
@@ -289,6 +410,9 @@ func (s *Stream) short() *shortStream {
 	}
 	if pv := s.Preview; pv != nil && pv.State != "complete" {
 		ss.Preview = &shortPreview{State: pv.State, OmittedBytes: new(pv.OmittedBytes), OmittedLines: new(pv.OmittedLines)}
+	}
+	if a := s.Accounting; a != nil && (a.Pending > 0 || a.Discarded > 0) {
+		ss.Accounting = &shortAccounting{Pending: a.Pending, Discarded: a.Discarded}
 	}
 	if ss == (shortStream{}) {
 		return nil

@@ -45,6 +45,20 @@ func TestShortFooter(t *testing.T) {
 		Capture:   Capture{State: CapturePartial, Reason: new(ReasonWriteError), Error: str("no space left on device")},
 		Redaction: Redaction{Enabled: false, Replaced: 0},
 		Streams:   Streams{Stdout: Stream{ObservedBytes: i64(5000), CommittedBytes: i64(4096), Lines: i64(3), Preview: &Preview{State: "truncated", OmittedBytes: 3000}}}}
+	// Both streams cut and stopped at --max-capture-bytes: the
+	// discarded counts go to receipt.json when the footer has no room.
+	// (Even without them this footer is over 400 bytes: committed_bytes
+	// on both streams, a partial capture; found so, not changed here.)
+	limited := *failing
+	limited.Capture = Capture{State: CapturePartial, Reason: new(ReasonCaptureLimit)}
+	limited.Streams = Streams{Stdout: cut(400000, 100000, 394000, 98500), Stderr: cut(400000, 100000, 398500, 99600)}
+	limited.Streams.Stdout.CommittedBytes, limited.Streams.Stderr.CommittedBytes = i64(200000), i64(0)
+	limited.Streams.Stdout.Accounting = &Accounting{Observed: 400000, Accepted: 200000, Discarded: 200000}
+	limited.Streams.Stderr.Accounting = &Accounting{Observed: 400000, Discarded: 400000}
+	stopped := *failing
+	stopped.Capture = limited.Capture
+	stopped.Streams = Streams{Stdout: Stream{ObservedBytes: i64(3893), CommittedBytes: i64(1000), Lines: i64(1000),
+		Accounting: &Accounting{Observed: 3893, Accepted: 1000, Discarded: 2893}, Representation: new(RepresentationRedactedText)}}
 	oneCut := *failing
 	oneCut.Streams = Streams{Stdout: cut(400000, 100000, 394000, 98500), Stderr: Stream{ObservedBytes: i64(30), CommittedBytes: i64(30), Lines: i64(1)}}
 	for _, tc := range []struct {
@@ -55,6 +69,8 @@ func TestShortFooter(t *testing.T) {
 	}{
 		{"failing, stdout cut: what the preview omitted", &oneCut, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"complete"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated","omitted_bytes":394000,"omitted_lines":98500}},"stderr":{"observed_bytes":30,"lines":1}}}`, 400},
 		{"failing, both streams cut", failing, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"complete"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}}}}`, 400},
+		{"stopped at the limit: the raw bytes discarded", &stopped, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"partial","reason":"capture_limit"},"streams":{"stdout":{"observed_bytes":3893,"committed_bytes":1000,"lines":1000,"accounting":{"discarded":2893}}}}`, 400},
+		{"stopped, both streams cut: no room for the counts", &limited, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"partial","reason":"capture_limit"},"streams":{"stdout":{"observed_bytes":400000,"committed_bytes":200000,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":400000,"committed_bytes":0,"lines":100000,"preview":{"state":"truncated"}}}}`, 450},
 		{"running (launch, hand-back)", running, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":null,"process":{"state":"running","pid":77},"capture":{"state":"pending"}}`, 400},
 		{"cancelled, partial, redaction off, cut in a line", partial, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":137,"process":{"state":"cancelled","signal":"SIGKILL","reason":"SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after 5s"},"capture":{"state":"partial","reason":"write_error","error":"no space left on device"},"redaction":{"enabled":false},"streams":{"stdout":{"observed_bytes":5000,"committed_bytes":4096,"lines":3,"preview":{"state":"truncated"}}}}`, 600},
 	} {
@@ -87,6 +103,36 @@ func TestCaptureString(t *testing.T) {
 	} {
 		if got := tc.c.String(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}
+
+// TestCheck: the accounting identity of SPEC §7, and committed bytes equal
+// to the accepted ones where nothing was replaced.
+func TestCheck(t *testing.T) {
+	i64 := func(n int64) *int64 { return &n }
+	stream := func(observed, committed int64, a Accounting, rep Representation) Stream {
+		return Stream{ObservedBytes: i64(observed), CommittedBytes: i64(committed), Accounting: &a, Representation: &rep}
+	}
+	for _, tc := range []struct {
+		name     string
+		s        Stream
+		replaced int64
+		ok       bool
+	}{
+		{"complete", stream(10, 10, Accounting{Observed: 10, Accepted: 10}, RepresentationRedactedText), 0, true},
+		{"expanded by a marker", stream(10, 19, Accounting{Observed: 10, Accepted: 10}, RepresentationRedactedText), 1, true},
+		{"stopped", stream(10, 4, Accounting{Observed: 10, Accepted: 4, Discarded: 6}, RepresentationRaw), 0, true},
+		{"no accounting (a live receipt)", Stream{ObservedBytes: i64(3)}, 0, true},
+		{"identity broken", stream(10, 10, Accounting{Observed: 10, Accepted: 9}, RepresentationRedactedText), 0, false},
+		{"negative", stream(10, 10, Accounting{Observed: 10, Accepted: 11, Pending: -1}, RepresentationRedactedText), 0, false},
+		{"observed_bytes disagrees", stream(11, 10, Accounting{Observed: 10, Accepted: 10}, RepresentationRedactedText), 0, false},
+		{"nothing replaced, committed differs", stream(10, 12, Accounting{Observed: 10, Accepted: 10}, RepresentationBinary), 0, false},
+		{"raw, committed differs", stream(10, 12, Accounting{Observed: 10, Accepted: 10}, RepresentationRaw), 0, false},
+	} {
+		r := &Receipt{Redaction: Redaction{Enabled: true, PerStream: map[string]int64{"stdout": tc.replaced, "stderr": 0}}, Streams: Streams{Stdout: tc.s}}
+		if err := r.Check(); (err == nil) != tc.ok {
+			t.Errorf("%s: Check() = %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
 }

@@ -47,6 +47,14 @@ func (w *Writer) Close() error { return w.w.Close() }
 // one marker count once.
 func (w *Writer) Replaced() int64 { return w.w.Replaced() }
 
+// Decided returns how many bytes written to the Writer, from the first, are
+// decided: written to the destination unchanged or replaced by a marker
+// already written (the receipt's accepted bytes, SPEC §7, are counted from
+// it). The others, at most Policy.Holdback() bytes, are held back until a
+// later Write or Close decides them; after Close none are. It may be
+// called from any goroutine.
+func (w *Writer) Decided() int64 { return w.w.Decided() }
+
 // Tentative returns the bytes at the end of the input that the Writer holds
 // back only because they may begin one of the policy's keywords whose own
 // text is public (the catalogue's "ghp_" or "password", a --redact-pattern's

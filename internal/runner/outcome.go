@@ -84,11 +84,18 @@ type Place struct {
 
 // StreamFacts are what the pipeline counted of one stream: complete lines
 // (newline bytes) and whether the last line lacks its newline, both of the
-// sanitized stream, and the number of redactions made in it.
+// sanitized stream, and the number of redactions made in it; the raw
+// bytes the redactor decided (Released: their representation was handed
+// to the capture, the preview and the live copy), the map from the
+// representation's bytes back to raw ones (Raw), and whether the
+// representation is valid UTF-8 (ValidUTF8). See accounting.
 type StreamFacts struct {
 	Lines           int64
 	LastLinePartial bool
 	Replaced        int64
+	Released        int64
+	Raw             rawMap
+	ValidUTF8       bool
 }
 
 // Failed reports whether the command failed (SPEC §5: non-zero exit,
@@ -277,6 +284,8 @@ func (o *Outcome) Receipt() *receipt.Receipt {
 	for i, s := range []*receipt.Stream{&rc.Streams.Stdout, &rc.Streams.Stderr} {
 		f, r := o.Streams[i], results[i]
 		s.ObservedBytes, s.CommittedBytes = new(observed[i]), new(r.Committed)
+		s.Accounting = new(accounting(observed[i], f.Released, r.Committed, f.Raw))
+		s.Representation = new(representation(o.Redacting, f.ValidUTF8))
 		s.Lines, s.LastLinePartial = new(f.Lines), new(f.LastLinePartial)
 		if o.Kept && r.File != "" {
 			s.File = new(r.File)

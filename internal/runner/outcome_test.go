@@ -28,9 +28,16 @@ func settled() Outcome {
 		Process: wrap.Result{State: wrap.StateExited, ExitCode: 0, PID: 4242,
 			Started: t0, Ended: t0.Add(1500 * time.Millisecond), ObservedStdout: 6},
 		Store:    store.Result{State: receipt.CaptureComplete, Stdout: store.StreamResult{Committed: 6}},
-		Streams:  [2]StreamFacts{{Lines: 1}},
+		Streams:  [2]StreamFacts{{Lines: 1, Released: 6, ValidUTF8: true}, {ValidUTF8: true}},
 		Previews: [2]*preview.Info{&complete, {State: preview.StateComplete}},
 	}
+}
+
+// notStarted is o with nothing read nor written: the command did not run.
+func notStarted(o Outcome) Outcome {
+	o.Streams = [2]StreamFacts{{ValidUTF8: true}, {ValidUTF8: true}}
+	o.Store.Stdout, o.Store.Stderr = store.StreamResult{}, store.StreamResult{}
+	return o
 }
 
 // kept is a settled outcome whose capture was made and kept.
@@ -44,9 +51,13 @@ func kept(o Outcome) Outcome {
 }
 
 // receiptJSON flattens a receipt to "path=value" facts, as the testscripts'
-// rcpt command prints them.
+// rcpt command prints them, after holding it to the accounting identity
+// (receipt.Receipt.Check), as rcpt does.
 func receiptJSON(t *testing.T, rc *receipt.Receipt) map[string]any {
 	t.Helper()
+	if err := rc.Check(); err != nil {
+		t.Fatalf("accounting (SPEC §7): %v", err)
+	}
 	b, err := json.Marshal(rc)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +207,7 @@ func TestOutcomeReceipt(t *testing.T) {
 			return o
 		}, 0, 0, false, true, map[string]any{"capture.reason": "capture_limit", "exit_status": 0.0}},
 		{"cancelled before the start", func() Outcome {
-			o := settled()
+			o := notStarted(settled())
 			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, Forwarded: syscall.SIGINT,
 				StartErr: fmt.Errorf("SIGINT received before the command started: %w", wrap.ErrCancelled)}
 			o.Previews = [2]*preview.Info{{State: preview.StateComplete}, {State: preview.StateComplete}}
@@ -205,19 +216,19 @@ func TestOutcomeReceipt(t *testing.T) {
 			"process.signal": nil, "exit_status": 130.0,
 			"process.reason": "SIGINT received by capwrap before the command started; it was not run"}},
 		{"not found", func() Outcome {
-			o := settled()
+			o := notStarted(settled())
 			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, StartErr: &wrap.StartError{Kind: wrap.ErrNotFound, Err: errors.New("exec: not found")}}
 			o.Previews = [2]*preview.Info{{State: preview.StateComplete}, {State: preview.StateComplete}}
 			return o
 		}, 127, 0, false, false, map[string]any{"process.state": "not_started", "process.exit_code": nil,
 			"process.signal": nil, "process.pid": nil, "process.reason": "exec: not found", "exit_status": 127.0}},
 		{"not executable", func() Outcome {
-			o := settled()
+			o := notStarted(settled())
 			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, StartErr: &wrap.StartError{Kind: wrap.ErrNotExecutable, Err: errors.New("permission denied")}}
 			return o
 		}, 126, 0, false, false, map[string]any{"exit_status": 126.0}},
 		{"not started otherwise", func() Outcome {
-			o := settled()
+			o := notStarted(settled())
 			o.Process = wrap.Result{State: wrap.StateNotStarted, ExitCode: -1, StartErr: errors.New("fork: resource temporarily unavailable")}
 			return o
 		}, 125, 0, false, false, map[string]any{"exit_status": 125.0}},

@@ -35,6 +35,9 @@ type sink struct {
 	mu     sync.Mutex  // serializes the redactor between Write, Close and the idle show
 	idle   *time.Timer // shows the tentative bytes; nil until first needed
 	closed bool
+
+	in     int64  // raw bytes written to the sink; the pump's, then settle's
+	ledger ledger // raw bytes decided, representation bytes out (SPEC §7 accounting)
 }
 
 // tentativeDelay is how long a stream must be idle before its live copy
@@ -46,13 +49,14 @@ const tentativeDelay = 20 * time.Millisecond
 func (s *sink) init() {
 	s.once.Do(func() {
 		policy, err := s.ready()
+		out := tap{l: &s.ledger, dst: s.dst}
 		switch {
 		case err != nil:
 			s.w = io.Discard
 		case policy == nil:
-			s.w = s.dst
+			s.w = out
 		default:
-			s.r = policy.NewSharedWriter(s.dst, s.mem)
+			s.r = policy.NewSharedWriter(out, s.mem)
 			s.w = s.r
 		}
 	})
@@ -62,11 +66,11 @@ func (s *sink) init() {
 func (s *sink) Write(p []byte) (int, error) {
 	s.init()
 	if s.live == nil || s.r == nil {
-		return s.w.Write(p)
+		return s.write(p)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n, err := s.w.Write(p)
+	n, err := s.write(p)
 	if len(s.r.Tentative()) > 0 {
 		if s.idle == nil {
 			s.idle = time.AfterFunc(tentativeDelay, s.showTentative)
@@ -75,6 +79,30 @@ func (s *sink) Write(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// write hands p to the redactor (or straight on) and records the step in
+// the ledger: the raw bytes decided, and whether a marker was written.
+func (s *sink) write(p []byte) (int, error) {
+	released0, out0 := s.ledger.counts()
+	replaced0 := s.replaced()
+	n, err := s.w.Write(p)
+	s.in += int64(n)
+	s.ledger.step(released0, out0, s.decided(), s.replaced() != replaced0)
+	return n, err
+}
+
+// decided is the number of raw bytes whose representation has been handed
+// on: all that came in without a redactor, else what it has decided. With
+// a failed policy nothing is handed on.
+func (s *sink) decided() int64 {
+	switch {
+	case s.r != nil:
+		return s.r.Decided()
+	case s.w == io.Discard:
+		return 0
+	}
+	return s.in
 }
 
 // showTentative shows the live copy what the redactor holds tentatively.
@@ -100,7 +128,11 @@ func (s *sink) Close() error {
 	if s.idle != nil {
 		s.idle.Stop()
 	}
-	return s.r.Close()
+	released0, out0 := s.ledger.counts()
+	replaced0 := s.replaced()
+	err := s.r.Close()
+	s.ledger.step(released0, out0, s.decided(), s.replaced() != replaced0)
+	return err
 }
 
 // replaced is the number of redactions made in this stream.

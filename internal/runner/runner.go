@@ -381,8 +381,10 @@ func (r *run) settle() error {
 		r.d.Errorf("%s", sanitize(policy, startErrorText(r.cfg.Argv[0], o.Process)))
 		o.Process.StartErr = sanitized
 	}
-	for i := range r.sinks {
-		o.Streams[i] = StreamFacts{Lines: r.keepers[i].Lines(), LastLinePartial: r.keepers[i].LastLinePartial(), Replaced: r.sinks[i].replaced()}
+	for i, s := range r.sinks {
+		released, raw, valid := s.ledger.facts()
+		o.Streams[i] = StreamFacts{Lines: r.keepers[i].Lines(), LastLinePartial: r.keepers[i].LastLinePartial(), Replaced: s.replaced(),
+			Released: released, Raw: raw, ValidUTF8: valid}
 	}
 	// A capture not made yet saw no byte: it is complete and empty.
 	o.Store = store.Result{State: receipt.CaptureComplete}

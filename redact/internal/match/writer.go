@@ -27,6 +27,7 @@ type Writer struct {
 	s        stream
 	closed   bool
 	replaced atomic.Int64
+	decided  atomic.Int64
 }
 
 // NewWriter returns a Writer of m's matches to dst. The caller must Close
@@ -56,6 +57,7 @@ func (w *Writer) Write(b []byte) (int, error) {
 	}
 	n, err := w.s.write(b)
 	w.replaced.Store(w.s.replaced)
+	w.decided.Store(min(w.s.rel, w.s.pos))
 	return n, err
 }
 
@@ -66,12 +68,19 @@ func (w *Writer) Close() error {
 	w.closed = true
 	err := w.s.close()
 	w.replaced.Store(w.s.replaced)
+	w.decided.Store(min(w.s.rel, w.s.pos))
 	return err
 }
 
 // Replaced returns how many markers have been written so far: overlapping
 // and adjacent spans merged into one marker count once.
 func (w *Writer) Replaced() int64 { return w.replaced.Load() }
+
+// Decided returns how many input bytes, from the start of the stream, are
+// final: written to the destination as they are, or replaced by a marker
+// already written. The rest of the input (at most the holdback) is held
+// back; after a Close that returned no error there is none.
+func (w *Writer) Decided() int64 { return w.decided.Load() }
 
 // Tentative returns the bytes at the end of the input that the Writer holds
 // back only because they may begin a keyword whose own text is public (a
