@@ -361,7 +361,23 @@ func (r *Receipt) Footer(compact bool) ([]byte, error) {
 			ss.Accounting = nil
 		}
 	}
-	return encodeFooter(s)
+	if b, err = encodeFooter(s); err != nil || len(b) < FooterBound {
+		return b, err
+	}
+	// A partial capture of two cut streams: the committed sizes go to
+	// receipt.json too (observed_bytes and lines stay: a reader's next
+	// read is planned on them), if that makes it fit; a footer that
+	// cannot fit (a long process reason) keeps them.
+	long := b
+	for _, ss := range []*shortStream{s.Streams.Stdout, s.Streams.Stderr} {
+		if ss != nil {
+			ss.CommittedBytes = nil
+		}
+	}
+	if b, err = encodeFooter(s); err != nil || len(b) < FooterBound {
+		return b, err
+	}
+	return long, nil
 }
 
 // encodeFooter is "capwrap-receipt " and v's JSON on one line.
