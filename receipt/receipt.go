@@ -328,7 +328,8 @@ const FooterBound = 400
 // the footer FooterBound bytes or more (two streams cut, large counts, a
 // long dir): then receipt.json alone has them (with a relative dir, one
 // stream's counts fit; both streams' do not), and the accounting counts
-// after them if still needed. The command label, abs_dir, file paths,
+// after them if still needed, then the committed sizes if that makes it
+// fit. The command label, abs_dir, file paths,
 // sha256, timestamps and per-stream redaction counts are left to
 // receipt.json. A failing run's footer with both streams cut is under 400
 // bytes when dir is (the tool-outputs directory's path is the one part of
