@@ -342,12 +342,16 @@ every view, as [REDACTED:kind]. --no-redact turns it off; the receipt says so.
 }
 
 // synopsis is a verb's usage on one line, for its usage errors: the
-// lines of its help before the description.
+// lines of its help before the description, a second form (a line that
+// starts with "capwrap " again) after a "|".
 func synopsis(verb string) string {
 	var words []string
 	for _, line := range strings.Split(verbHelp[verb], "\n") {
 		if !strings.HasPrefix(line, "capwrap ") && !strings.HasPrefix(strings.TrimSpace(line), "[") {
 			break
+		}
+		if len(words) > 0 && strings.HasPrefix(line, "capwrap ") {
+			words = append(words, "|")
 		}
 		words = append(words, strings.Fields(line)...)
 	}
@@ -420,7 +424,8 @@ var verbHelp = map[string]string{
   7d, 1d12h, 2.5d; --dry-run only lists. A
   running capture is never touched. Freed bytes return to --dir-quota.
 `,
-	"wait": `capwrap wait [--timeout D] [--notify [--cursor NAME]] ID...
+	"wait": `capwrap wait [--timeout D] ID...
+capwrap wait --notify [--cursor NAME] [--timeout D] ID...
   Waits for each background job in turn to end and prints what a foreground
   run would have printed: its preview (preview.txt) and receipt line. Exits
   with the (last) job's status, its signal re-raised, as a foreground run.
