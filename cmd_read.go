@@ -22,12 +22,18 @@ package main
 // (--grep) are added when they apply. For --interleaved, stream is
 // "interleaved" and offsets count the bytes of both streams in arrival
 // order (labels not included).
+//
+// With --new the read starts at its consumer's cursor instead of
+// --offset and moves that cursor to next_offset (SPEC §8); the status
+// line adds "cursor" (left out for store.DefaultCursor) and
+// "nothing_new":true when there was nothing to print.
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,6 +67,10 @@ type readOptions struct {
 	offset, limit      size
 	lines, grep, until string
 	context            int
+	// newOnly and cursor are --new and --cursor: read from consumer
+	// cursor's position on, and move it (SPEC §8).
+	newOnly bool
+	cursor  string
 	// flags is the flag set that filled the options: which flags were
 	// given.
 	flags *pflag.FlagSet
@@ -82,6 +92,8 @@ func (o *readOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Var(durationVar(&o.q.FollowTimeout, 0), "timeout", "with --follow: stop waiting after this long (0: when the capture ends)")
 	fs.StringVar(&o.until, "until", "", "with --follow: stop after the first line matching this regular expression")
 	fs.BoolVar(&o.q.Interleaved, "interleaved", false, "stdout and stderr merged in their order of arrival at capwrap")
+	fs.BoolVar(&o.newOnly, "new", false, "what this consumer has not read yet (from its cursor), then move its cursor")
+	fs.StringVar(&o.cursor, "cursor", store.DefaultCursor, "with --new: the consumer's name, 1 to 64 of A-Z a-z 0-9 . _ -")
 }
 
 func newReadCommand() command {
@@ -104,12 +116,12 @@ func runRead(e *env, o readOptions, args []string) error {
 	}
 	defer dir.Close()
 	q.Warnf = e.d.Warnf
-	status, err := readback.Read(e.stdout, dir, c, q)
-	if errors.Is(err, store.ErrNoArrival) {
-		err = fmt.Errorf("capture %s has no arrival index (made by an older capwrap?); read each stream with --stream", c.ID)
+	if o.newOnly {
+		return readNew(e, o, q, dir, c.ID)
 	}
+	status, err := read(e.stdout, dir, c, q)
 	if err != nil {
-		return failure{msg: fmt.Sprintf("read %s: %v", c.ID, store.UnwrapPath(err))}
+		return err
 	}
 	if !status.Final && !status.Running && !c.KilledWithCapwrap {
 		// Abandoned now, perhaps not when opened (--follow): the
@@ -125,18 +137,129 @@ func runRead(e *env, o readOptions, args []string) error {
 	if status.Truncated {
 		e.d.Hintf("more follows: continue with `%s`", o.continuation(e.global.dir, c.ID, q, status))
 	}
-	fmt.Fprintf(e.stderr, "%s%s\n", readStatusPrefix, statusLine(status))
+	fmt.Fprintf(e.stderr, "%s%s\n", readStatusPrefix, statusLine(status, newStatus{}))
 	if q.Until != nil && !status.Matched {
 		return exitWith(exitFailure, 0) // as grep when nothing matched
 	}
 	return nil
 }
 
+// read is readback.Read with its errors as the verb says them.
+func read(w io.Writer, dir *store.Dir, c store.Entry, q readback.Query) (readback.Status, error) {
+	status, err := readback.Read(w, dir, c, q)
+	if errors.Is(err, store.ErrNoArrival) {
+		err = fmt.Errorf("capture %s has no arrival index (made by an older capwrap?); read each stream with --stream", c.ID)
+	}
+	if err != nil {
+		return status, failure{msg: fmt.Sprintf("read %s: %v", c.ID, store.UnwrapPath(err))}
+	}
+	return status, nil
+}
+
+// readNew is `capwrap read ID --new [--cursor NAME]` (SPEC §8): what
+// consumer o.cursor has not read yet of the stream q names (of both
+// streams, in their order of arrival, with --interleaved), bounded by
+// q.Limit as any read, then that consumer's cursor moved to where the
+// output stopped; no other cursor moves. The cursor's lock is held from
+// reading the cursor to moving it, so reads of one cursor at once
+// print each byte once between them. Output that could not be written
+// leaves the cursor where it was; a cursor that could not be moved
+// after printing is a failure that says the next --new repeats it.
+func readNew(e *env, o readOptions, q readback.Query, dir *store.Dir, id string) error {
+	stream := q.Stream
+	if q.Interleaved {
+		stream = store.CursorInterleaved
+	}
+	cur, err := dir.LockCursor(id, o.cursor, stream)
+	if err != nil {
+		return failure{msg: fmt.Sprintf("read %s: cursor %s: %v", id, o.cursor, store.UnwrapPath(err))}
+	}
+	defer cur.Close()
+	if q.Offset, err = cur.Offset(); err != nil {
+		return failure{msg: fmt.Sprintf("read %s: cursor %s: %v", id, o.cursor, store.UnwrapPath(err))}
+	}
+	c, err := dir.Entry(id) // its state now, after any wait for the lock
+	if err != nil {
+		return failure{msg: fmt.Sprintf("cannot read capture %s: %v", id, store.UnwrapPath(err))}
+	}
+	status, err := read(e.stdout, dir, c, q)
+	if err != nil {
+		return err
+	}
+	if status.NextOffset != q.Offset {
+		if err := cur.Set(status.NextOffset); err != nil {
+			return failure{msg: fmt.Sprintf("read %s: cursor %s was not moved past what was printed (the next --new prints it again): %v", id, o.cursor, store.UnwrapPath(err))}
+		}
+	}
+	// Nothing new: nothing printed and nothing left (a --limit below an
+	// interleaved label prints nothing either, but is truncated).
+	nothing := status.NextOffset == q.Offset && !status.Truncated
+	newHints(id, o.cursor, q, status, nothing, e.d)
+	if status.Truncated {
+		e.d.Hintf("more follows: continue with `%s`", o.newContinuation(e.global.dir, id, q))
+	}
+	fmt.Fprintf(e.stderr, "%s%s\n", readStatusPrefix, statusLine(status, newStatus{cursor: o.cursor, nothing: nothing}))
+	return nil
+}
+
+// newHints says what a --new read of capture id by cursor found: nothing
+// new (and whether more may come), more to come from a running capture,
+// an abandoned capture (readNew adds how to continue a truncated read).
+func newHints(id, cursor string, q readback.Query, st readback.Status, nothing bool, d diag) {
+	what := q.Stream
+	if q.Interleaved {
+		what = "stdout or stderr"
+	}
+	switch {
+	case !st.Final && !st.Running:
+		d.Warnf("capture %s was abandoned (capwrap ended without a receipt): the stream holds what was committed", id)
+	case st.Truncated:
+	case nothing && st.Running:
+		d.Hintf("nothing new on %s of capture %s for cursor %s; it still runs", what, id, cursor)
+	case nothing:
+		d.Hintf("nothing new on %s of capture %s for cursor %s: it has ended and this cursor read all of it", what, id, cursor)
+	case st.Running:
+		d.Hintf("capture %s is still running: read --new again for what it commits next", id)
+	}
+}
+
+// newContinuation is the command that reads on from where a truncated
+// --new read stopped: the same read again, as the cursor moved.
+func (o *readOptions) newContinuation(dirFlag, id string, q readback.Query) string {
+	args := []string{"capwrap"}
+	if dirFlag != "" {
+		args = append(args, "--dir", text.ShellQuote(dirFlag))
+	}
+	args = append(args, "read", id, "--new")
+	if o.cursor != store.DefaultCursor {
+		args = append(args, "--cursor", o.cursor)
+	}
+	switch {
+	case q.Interleaved:
+		args = append(args, "--interleaved")
+	case q.Stream != store.Stdout:
+		args = append(args, "--stream", q.Stream)
+	}
+	if o.flags.Changed("limit") {
+		args = append(args, "--limit", strconv.FormatInt(q.Limit, 10))
+	}
+	return strings.Join(args, " ")
+}
+
+// newStatus is what the status line of a --new read adds: the cursor
+// (left out when store.DefaultCursor or not a --new read) and whether
+// there was nothing new.
+type newStatus struct {
+	cursor  string
+	nothing bool
+}
+
 // statusLine is the JSON of the read's status line with the keys at their
 // usual values left out (issue 24: a reader pays for every character):
 // "stream" when stdout, "final" when true, "running" and "truncated" when
-// false. next_offset and size are always there.
-func statusLine(st readback.Status) []byte {
+// false, "cursor" when the default, "nothing_new" when false. next_offset
+// and size are always there.
+func statusLine(st readback.Status, ns newStatus) []byte {
 	line := struct {
 		Stream     string `json:"stream,omitempty"`
 		NextOffset int64  `json:"next_offset"`
@@ -150,9 +273,14 @@ func statusLine(st readback.Status) []byte {
 		Removed    bool   `json:"removed,omitempty"`
 		Matched    bool   `json:"matched,omitempty"`
 		TimedOut   bool   `json:"timed_out,omitempty"`
+		Cursor     string `json:"cursor,omitempty"`
+		NothingNew bool   `json:"nothing_new,omitempty"`
 	}{NextOffset: st.NextOffset, Size: st.Size, Running: st.Running, Truncated: st.Truncated,
 		NextLine: st.NextLine, MidLine: st.MidLine, Matches: st.Matches, Removed: st.Removed,
-		Matched: st.Matched, TimedOut: st.TimedOut}
+		Matched: st.Matched, TimedOut: st.TimedOut, NothingNew: ns.nothing}
+	if ns.cursor != store.DefaultCursor {
+		line.Cursor = ns.cursor
+	}
 	if st.Stream != store.Stdout {
 		line.Stream = st.Stream
 	}
@@ -324,6 +452,12 @@ func (o *readOptions) checkModes(q readback.Query) error {
 		return errors.New("--follow reads to the end: give --lines A: without an end")
 	case q.Interleaved && (o.flags.Changed("stream") || q.Lines != nil || q.Grep != nil):
 		return errors.New("--interleaved reads both streams by --offset and --limit; it takes no --stream, --lines or --grep")
+	case o.flags.Changed("cursor") && !o.newOnly:
+		return errors.New("--cursor needs --new")
+	case o.newOnly && (o.flags.Changed("offset") || q.Lines != nil || q.Grep != nil || q.Follow):
+		return errors.New("--new reads on from its cursor: it takes no --offset, --lines, --grep or --follow")
+	case !store.ValidCursorName(o.cursor):
+		return fmt.Errorf("invalid --cursor %q: want 1 to 64 of A-Z a-z 0-9 . _ -", o.cursor)
 	}
 	return nil
 }

@@ -20,10 +20,18 @@ import (
 // waitOptions are the flags of `capwrap wait`.
 type waitOptions struct {
 	timeout time.Duration
+	// notify and cursor are --notify and --cursor: report each job's end
+	// once to consumer cursor instead of showing it (SPEC §8).
+	notify bool
+	cursor string
+	flags  *pflag.FlagSet
 }
 
 func (o *waitOptions) addFlags(fs *pflag.FlagSet) {
+	o.flags = fs
 	fs.Var(durationVar(&o.timeout, 0), "timeout", "hand a job back (exit 75) if it still runs after this long (0: wait for its end)")
+	fs.BoolVar(&o.notify, "notify", false, "print one line per job whose end this consumer was not told yet, and record it")
+	fs.StringVar(&o.cursor, "cursor", store.DefaultCursor, "with --notify: the consumer's name, 1 to 64 of A-Z a-z 0-9 . _ -")
 }
 
 func newWaitCommand() command {
@@ -34,15 +42,24 @@ func newWaitCommand() command {
 
 // runWait is `capwrap wait [--timeout D] ID...` (SPEC §10): it exits with
 // the (last) job's status, its signal re-raised, or 75 when --timeout
-// hands a running job back.
+// hands a running job back. With --notify it reports ends once per
+// consumer instead (job.Notify).
 func runWait(e *env, o waitOptions, args []string) error {
 	dir, ids, err := openJobs(e, args)
 	if err != nil {
 		return err
 	}
 	defer dir.Close()
-	if o.timeout < 0 {
+	usage := fmt.Sprintf("usage: %s (capwrap help wait)", synopsis("wait"))
+	switch {
+	case o.timeout < 0:
 		return usageError{msg: fmt.Sprintf("wait: invalid --timeout %v: must not be negative", o.timeout)}
+	case o.flags.Changed("cursor") && !o.notify:
+		return usageError{"wait: --cursor needs --notify", usage}
+	case !store.ValidCursorName(o.cursor):
+		return usageError{fmt.Sprintf("wait: invalid --cursor %q: want 1 to 64 of A-Z a-z 0-9 . _ -", o.cursor), usage}
+	case o.notify:
+		return exitWith(job.Notify(jobView(e, dir), ids, o.cursor, o.timeout), 0)
 	}
 	if err := e.global.checkBounds(previewBounds...); err != nil {
 		return usageError{msg: "wait: " + err.Error()}

@@ -364,12 +364,16 @@ every view, as [REDACTED:kind]. --no-redact turns it off; the receipt says so.
 }
 
 // synopsis is a verb's usage on one line, for its usage errors: the
-// lines of its help before the description.
+// lines of its help before the description, a second form (a line that
+// starts with "capwrap " again) after a "|".
 func synopsis(verb string) string {
 	var words []string
 	for _, line := range strings.Split(verbHelp[verb], "\n") {
 		if !strings.HasPrefix(line, "capwrap ") && !strings.HasPrefix(strings.TrimSpace(line), "[") {
 			break
+		}
+		if len(words) > 0 && strings.HasPrefix(line, "capwrap ") {
+			words = append(words, "|")
 		}
 		words = append(words, strings.Fields(line)...)
 	}
@@ -397,6 +401,7 @@ var verbHelp = map[string]string{
 	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
                 [--lines A:B] [--grep REGEX [--max N] [-C N] [-A N] [-B N]]
                 [--interleaved] [--follow [--timeout D] [--until REGEX]]
+                [--new [--cursor NAME]]
   Bounded reads of a capture's stream (default stdout): by byte range
   (--offset, sizes like 64K accepted), by line range (--lines A:B, 1-based,
   inclusive; negative counts from the end: -50: is the last 50 lines, A: to
@@ -427,6 +432,14 @@ var verbHelp = map[string]string{
   or "stderr| " ("+ " for the rest of a line the other stream cut):
   this is the order of arrival at capwrap,
   chunk by chunk, not an order the command guaranteed.
+  --new prints what this consumer has not read yet, from its cursor (one
+  per --cursor NAME, default "default", 1 to 64 of A-Z a-z 0-9 . _ -, and
+  per stream: stdout, stderr or --interleaved), at most --limit as any
+  read, and moves only that cursor to where the output stopped; it takes
+  no --offset, --lines, --grep or --follow. The status line adds
+  "cursor":"NAME" (not for default) and "nothing_new":true when there was
+  nothing to print. Cursors live in the capture directory; two reads of
+  one cursor at once never print the same bytes.
 `,
 	"export": `capwrap export ID... --to DIR|FILE.tar.gz
   Copies the captures (each ID any unique prefix) out of the tool-outputs
@@ -455,6 +468,7 @@ var verbHelp = map[string]string{
   running capture is never touched. Freed bytes return to --dir-quota.
 `,
 	"wait": `capwrap wait [--timeout D] ID...
+capwrap wait --notify [--cursor NAME] [--timeout D] ID...
   Waits for each background job in turn to end and prints what a foreground
   run would have printed: its preview (preview.txt) and receipt line. Exits
   with the (last) job's status, its signal re-raised, as a foreground run.
@@ -471,6 +485,13 @@ var verbHelp = map[string]string{
   unknown or ambiguous ID exit 2; a job abandoned (its supervisor died
   without a receipt) or ended with its supervisor (killed, its watchdog
   ended the job) 1. ID may be any unique prefix.
+  --notify reports each job's end once per consumer (--cursor NAME, default
+  "default"), apart from reads: it waits until a job named has ended
+  unreported, prints one line per such job,
+    capwrap-ended {"id":ID,"process":"exited","exit_code":N,...}
+  records it in the capture directory and exits 0; nothing when every end
+  was reported already (exit 0, at once); 75 when --timeout D passes first.
+  No preview, and not the jobs' statuses.
 `,
 	"stop": `capwrap stop [--signal SIG] [--kill-after D] ID...
   Sends SIGTERM (or --signal: a name such as INT or SIGHUP, or a number) to

@@ -103,10 +103,10 @@ _capwrap() {
             case $prev in
             --stream) mapfile -t COMPREPLY < <(compgen -W "stdout stderr" -- "$cur"); return ;;
             --offset | --limit | --lines | --grep | --max | --context | --after-context | \
-                --before-context | -C | -A | -B | --timeout | --until) return ;;
+                --before-context | -C | -A | -B | --timeout | --until | --cursor) return ;;
             esac
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --context --after-context --before-context --follow --timeout --until --interleaved $vflags" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--stream --offset --limit --lines --grep --max --context --after-context --before-context --follow --timeout --until --interleaved --new --cursor $vflags" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
@@ -120,9 +120,9 @@ _capwrap() {
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
         wait)
-            [[ $prev == --timeout ]] && return
+            [[ $prev == --timeout || $prev == --cursor ]] && return
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--timeout $vflags $budgets" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--timeout --notify --cursor $vflags $budgets" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;

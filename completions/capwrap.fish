@@ -173,8 +173,12 @@ complete -c capwrap -n '__capwrap_verb read' -l follow -d 'follow a running capt
 complete -c capwrap -n '__capwrap_verb read' -l timeout -x -d 'with --follow: stop waiting after this long'
 complete -c capwrap -n '__capwrap_verb read' -l until -x -d 'with --follow: stop at a line matching this regex'
 complete -c capwrap -n '__capwrap_verb read' -l interleaved -d 'both streams in order of arrival'
+complete -c capwrap -n '__capwrap_verb read' -l new -d 'what this consumer has not read yet'
+complete -c capwrap -n '__capwrap_verb read' -l cursor -x -d 'with --new: the consumer name'
 complete -c capwrap -n '__capwrap_verb wait' -a '(__capwrap_ids)' -d capture
 complete -c capwrap -n '__capwrap_verb wait' -l timeout -x -d 'hand a job back (exit 75) after this long'
+complete -c capwrap -n '__capwrap_verb wait' -l notify -d 'report each job end once to this consumer'
+complete -c capwrap -n '__capwrap_verb wait' -l cursor -x -d 'with --notify: the consumer name'
 complete -c capwrap -n '__capwrap_verb stop' -a '(__capwrap_ids)' -d capture
 complete -c capwrap -n '__capwrap_verb stop' -l signal -x -a 'TERM INT HUP QUIT KILL USR1 USR2' -d 'the signal to send first'
 complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL after this long'

@@ -31,6 +31,13 @@
 // [Dir.Remove] is the one deletion. Flags, usage errors and hints stay
 // with the CLI.
 //
+// The verbs' only writes in a capture directory are its consumers' state
+// (cursor.go): [Dir.LockCursor] and [Cursor.Set] keep each consumer's
+// read position per stream (`read --new`), and [Dir.MarkNotified]
+// records that a capture's end was reported to a consumer (`wait
+// --notify`); both atomic, 0600, through an os.Root of the capture
+// directory, never following a symbolic link.
+//
 // [WriteReceiptFile] is the one write outside the directory: a receipt
 // for --receipt-file, published atomically over a regular file (or a new
 // name) through a random temporary name, or streamed to a FIFO or

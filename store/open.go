@@ -229,7 +229,7 @@ func StreamFile(stream string, live bool) string {
 func (d *Dir) OpenFile(id, name string) (*os.File, error) {
 	switch name {
 	case StreamFile(Stdout, false), StreamFile(Stdout, true), StreamFile(Stderr, false), StreamFile(Stderr, true),
-		ReceiptFile, LiveReceiptFile, PreviewFile, ArrivalFile:
+		ReceiptFile, LiveReceiptFile, PreviewFile, ArrivalFile, KilledNote:
 	default:
 		return nil, fmt.Errorf("%s/%s: %w", id, name, ErrNotCaptureFile)
 	}

@@ -329,14 +329,26 @@ func (x *capExport) arrival(running bool, streams [2]copied) error {
 }
 
 // preview copies a background job's preview.txt, when it has one (a
-// foreground run's capture has none: not unavailable).
+// foreground run's capture has none: not unavailable), and the watchdog's
+// note of a capture killed with capwrap (store.KilledNote), so that the
+// export reads as partial (killed_with_capwrap) as its source does.
 func (x *capExport) preview() error {
-	f, err := x.d.OpenFile(x.id, store.PreviewFile)
+	for _, name := range []string{store.PreviewFile, store.KilledNote} {
+		if err := x.optional(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optional copies the capture's file name when it has one.
+func (x *capExport) optional(name string) error {
+	f, err := x.d.OpenFile(x.id, name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		x.unavailable(store.PreviewFile, err)
+		x.unavailable(name, err)
 		return nil
 	}
 	defer f.Close()
@@ -344,7 +356,7 @@ func (x *capExport) preview() error {
 	if err != nil {
 		return err
 	}
-	return x.put(store.PreviewFile, fi.Size(), fi.ModTime(), io.NewSectionReader(f, 0, fi.Size()))
+	return x.put(name, fi.Size(), fi.ModTime(), io.NewSectionReader(f, 0, fi.Size()))
 }
 
 // receipt writes the capture's receipt with its paths rewritten: a
