@@ -82,7 +82,7 @@ func runList(e *env, o listOptions, _ []string) error {
 
 // printList prints the list's table.
 func printList(e *env, items []listItem) {
-	fmt.Fprintf(e.stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", "ID", "PROCESS", "CAPTURE", "STDOUT", "STDERR", "AGE", "COMMAND")
+	fmt.Fprintf(e.stdout, "%-27s  %-16s  %-29s  %10s  %10s  %5s  %s\n", "ID", "PROCESS", "CAPTURE", "STDOUT", "STDERR", "AGE", "COMMAND")
 	size := func(p *int64) string {
 		if p == nil {
 			return "-"
@@ -101,7 +101,7 @@ func printList(e *env, items []listItem) {
 			proc += fmt.Sprintf(" %d", *it.Process.ExitCode)
 		}
 		capState := receipt.Capture{State: it.Capture.State, Reason: it.Capture.Reason}.String()
-		fmt.Fprintf(e.stdout, "%-27s  %-16s  %-22s  %10s  %10s  %5s  %s\n", it.ID, proc, capState,
+		fmt.Fprintf(e.stdout, "%-27s  %-16s  %-29s  %10s  %10s  %5s  %s\n", it.ID, proc, capState,
 			size(it.StdoutBytes), size(it.StderrBytes), shortAge(time.Duration(it.AgeSeconds)*time.Second), displayCommand(it.Command, 60))
 	}
 }
