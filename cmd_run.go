@@ -52,12 +52,13 @@ func runCommand(o *options, args []string, std stdio, sup *job.Supervisor) error
 	case o.background || o.backgroundAfter > 0:
 		cfg.NoticeAfter = o.jobNoticeAfter() // the launcher's, to measure the hand-back
 		return exitWith(job.Launch(cfg, args, o.background, o.backgroundAfter))
-	case runner.UnderCapwrap(os.Getenv, std.out) && !(o.preview && !o.fromEnv["preview"]):
+	case runner.UnderCapwrap(os.Getenv, std.out) && !(o.preview && !o.fromEnv["preview"]) && !(o.events != "" && !o.fromEnv["events"]):
 		// Under a capwrap already, on the output it captures (a script or
 		// shell it runs): that one captures; this one passes its command
 		// through, under its own --timeout, signals and watchdog (SPEC §1:
-		// not captured twice). --preview given here still asks for a
-		// capture of its own.
+		// not captured twice). --preview or --events given here still
+		// asks for a capture of its own (a harness waiting for the
+		// events' final line must get one).
 		cfg.PassThrough = true
 	case isCapwrap(argv[0]):
 		// A capwrap asked to run capwrap (SPEC §1): the inner one captures

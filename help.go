@@ -254,7 +254,9 @@ warning: the exit status stays the command's unless --strict.
 	"events": `Writes the preview's live updates while the command runs, one JSON object
 per line (SPEC §12), in every mode, to PATH: a file (created or truncated,
 0600), a FIFO (opened when its reader opens it), or fd:N (a descriptor the
-caller opened; not with --background). Each stream's view is its last
+caller opened, written through a duplicate; not with --background). Given
+here, it makes a capwrap under a capwrap capture rather than pass its
+command through (SPEC §1). Each stream's view is its last
 --stdout-chars / --stderr-chars characters of display text:
   {"kind":"replace","stream":"stdout","text":"...","meta":{...}}  the whole view
   {"kind":"append","stream":"stdout","text":"...","meta":{...}}   text added

@@ -365,10 +365,17 @@ func (r *Receipt) Footer(compact bool) ([]byte, error) {
 	if b, err = encodeFooter(s); err != nil || len(b) < FooterBound {
 		return b, err
 	}
-	// A partial capture of two cut streams: the committed sizes go to
-	// receipt.json too (observed_bytes and lines stay: a reader's next
-	// read is planned on them), if that makes it fit; a footer that
-	// cannot fit (a long process reason) keeps them.
+	// The redaction count too (the preview's markers show what was
+	// masked); then, for a partial capture of two cut streams, the
+	// committed sizes (observed_bytes and lines stay: a reader's next read
+	// is planned on them), if that makes it fit; a footer that cannot fit
+	// (a long process reason) keeps them.
+	if s.Redaction != nil && s.Redaction.Enabled == nil {
+		s.Redaction = nil
+		if b, err = encodeFooter(s); err != nil || len(b) < FooterBound {
+			return b, err
+		}
+	}
 	long := b
 	for _, ss := range []*shortStream{s.Streams.Stdout, s.Streams.Stderr} {
 		if ss != nil {
@@ -398,6 +405,9 @@ func (r *Receipt) short() *shortFooter {
 	f := &shortFooter{ID: r.ID, Dir: r.Dir, ExitStatus: r.ExitStatus}
 	p := r.Process
 	f.Process = shortProcess{State: p.State, ExitCode: p.ExitCode, Signal: p.Signal, Reason: p.Reason}
+	if p.Reason != nil && *p.Reason == string(p.State) {
+		f.Process.Reason = nil // "timeout" twice: a key at its default
+	}
 	if p.State == ProcessRunning {
 		f.Process.PID = p.PID
 	}

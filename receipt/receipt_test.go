@@ -55,6 +55,14 @@ func TestShortFooter(t *testing.T) {
 	limited.Streams.Stdout.CommittedBytes, limited.Streams.Stderr.CommittedBytes = i64(200000), i64(0)
 	limited.Streams.Stdout.Accounting = &Accounting{Observed: 400000, Accepted: 200000, Discarded: 200000}
 	limited.Streams.Stderr.Accounting = &Accounting{Observed: 400000, Discarded: 400000}
+	timedOut := limited // a breaker's case: --timeout 1s --max-capture-bytes 10K on seq 1 100000 and seq 1 10000 >&2
+	timedOut.Streams = Streams{Stdout: cut(588895, 100000, 580000, 98000), Stderr: cut(48894, 10000, 46000, 9500)}
+	timedOut.Streams.Stdout.CommittedBytes, timedOut.Streams.Stderr.CommittedBytes = i64(10240), i64(0)
+	timedOut.Streams.Stdout.Accounting = &Accounting{Observed: 588895, Accepted: 10240, Discarded: 578655}
+	timedOut.Streams.Stderr.Accounting = &Accounting{Observed: 48894, Discarded: 48894}
+	timedOut.ExitStatus = i(124)
+	timedOut.Process = Process{State: ProcessTimeout, Signal: str("SIGTERM"), Reason: str("timeout")}
+	timedOut.Redaction = Redaction{Enabled: true, Replaced: 2}
 	stopped := *failing
 	stopped.Capture = limited.Capture
 	stopped.Streams = Streams{Stdout: Stream{ObservedBytes: i64(3893), CommittedBytes: i64(1000), Lines: i64(1000),
@@ -70,6 +78,7 @@ func TestShortFooter(t *testing.T) {
 		{"failing, stdout cut: what the preview omitted", &oneCut, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"complete"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated","omitted_bytes":394000,"omitted_lines":98500}},"stderr":{"observed_bytes":30,"lines":1}}}`, 400},
 		{"failing, both streams cut", failing, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"complete"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}}}}`, 400},
 		{"stopped at the limit: the raw bytes discarded", &stopped, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"partial","reason":"capture_limit"},"streams":{"stdout":{"observed_bytes":3893,"committed_bytes":1000,"lines":1000,"accounting":{"discarded":2893}}}}`, 400},
+		{"timed out at the capture limit: reason at its default, no redaction count, no committed sizes", &timedOut, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":124,"process":{"state":"timeout","signal":"SIGTERM"},"capture":{"state":"partial","reason":"capture_limit"},"streams":{"stdout":{"observed_bytes":588895,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":48894,"lines":10000,"preview":{"state":"truncated"}}}}`, 400},
 		{"stopped, both streams cut: no room for the counts", &limited, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"partial","reason":"capture_limit"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}}}}`, 400},
 		{"running (launch, hand-back)", running, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":null,"process":{"state":"running","pid":77},"capture":{"state":"pending"}}`, 400},
 		{"cancelled, partial, redaction off, cut in a line", partial, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":137,"process":{"state":"cancelled","signal":"SIGKILL","reason":"SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after 5s"},"capture":{"state":"partial","reason":"write_error","error":"no space left on device"},"redaction":{"enabled":false},"streams":{"stdout":{"observed_bytes":5000,"committed_bytes":4096,"lines":3,"preview":{"state":"truncated"}}}}`, 600},
