@@ -127,6 +127,11 @@ func (v View) final(e store.Entry, s share) (int, syscall.Signal, int) {
 	status := runner.ExitUsage
 	if rc.ExitStatus != nil {
 		status = *rc.ExitStatus
+	} else {
+		// A receipt without an end: a capture exported while it ran
+		// (partial, exported_running) has nothing to wait for.
+		v.Diag.Errorf("capture %s has no exit status (%s): its command had not ended when this receipt was written", e.ID, rc.Capture)
+		status = 1
 	}
 	var sig syscall.Signal
 	if p := rc.Process; p.Signal != nil && (p.State == receipt.ProcessSignaled || p.State == receipt.ProcessCancelled) {
