@@ -16,24 +16,30 @@ import (
 	"github.com/capwrap/capwrap/wrap"
 )
 
+// noticeCapture returns a capture in a new tool-outputs directory, both
+// closed at the test's end, and a config with the default budgets.
+func noticeCapture(t *testing.T) (*store.Capture, Config) {
+	t.Helper()
+	dir, _, err := store.Open(filepath.Join(t.TempDir(), "to"), true, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dir.Close() })
+	c, err := dir.Create(time.Now(), store.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Discard() })
+	return c, Config{StdoutChars: preview.DefaultStdoutChars, StderrChars: preview.DefaultStderrChars,
+		PreviewBytes: preview.DefaultMaxBytes, Getenv: os.Getenv}
+}
+
 // TestRunningNotice: the running notice (SPEC §5: the ID before the end)
 // is printed once, in preview mode only, never after the preview was
 // rendered, and what it took is taken from the preview's bound: all that
 // preview mode prints stays within MaxPrinted characters.
 func TestRunningNotice(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "to")
-	dir, _, err := store.Open(root, true, os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
-	c, err := dir.Create(time.Now(), store.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Discard()
-	cfg := Config{StdoutChars: preview.DefaultStdoutChars, StderrChars: preview.DefaultStderrChars,
-		PreviewBytes: preview.DefaultMaxBytes, Getenv: os.Getenv}
+	c, cfg := noticeCapture(t)
 
 	var quiet bytes.Buffer
 	(&footerPresenter{out: &quiet, cfg: cfg}).running(c, 5*time.Second)
@@ -86,19 +92,7 @@ func (h *attachHooks) Attached() bool { return h.attached.Load() }
 // (--background-after before the hand-back; issue 24), and nothing once
 // let go of; what the notice took is accounted for when it ends attached.
 func TestJobRunningNotice(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "to")
-	dir, _, err := store.Open(root, true, os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
-	c, err := dir.Create(time.Now(), store.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Discard()
-	cfg := Config{StdoutChars: preview.DefaultStdoutChars, StderrChars: preview.DefaultStderrChars,
-		PreviewBytes: preview.DefaultMaxBytes, Getenv: os.Getenv}
+	c, cfg := noticeCapture(t)
 	newJob := func(out io.Writer, h *attachHooks) *jobPresenter {
 		return &jobPresenter{inner: &footerPresenter{out: out, preview: true, cfg: cfg},
 			text: &footerPresenter{preview: true, cfg: cfg}, hooks: h}
@@ -160,19 +154,7 @@ func TestSuccessBudget(t *testing.T) {
 		}
 	}
 
-	root := filepath.Join(t.TempDir(), "to")
-	dir, _, err := store.Open(root, true, os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
-	c, err := dir.Create(time.Now(), store.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Discard()
-	cfg := Config{StdoutChars: preview.DefaultStdoutChars, StderrChars: preview.DefaultStderrChars,
-		PreviewBytes: preview.DefaultMaxBytes, Getenv: os.Getenv}
+	c, cfg := noticeCapture(t)
 	shown := func(exit int) int {
 		k := preview.NewKeeper(cfg.StdoutChars)
 		for i := 0; i < 5000; i++ {
