@@ -297,7 +297,10 @@ func statusLine(st readback.Status, ns newStatus) []byte {
 // says why (issue 24: not a line of JSON alone).
 func untilMissed(e *env, dir *store.Dir, id string, q readback.Query) {
 	how := "ended"
-	if ent, err := dir.Entry(id); err == nil {
+	ent, err := dir.Entry(id)
+	if err != nil {
+		ent = store.Entry{ID: id} // Read opens the files by ID alone
+	} else {
 		switch state, code, sig := ent.ProcessStatus(); {
 		case sig != nil:
 			how = fmt.Sprintf("ended (%s %s)", state, *sig)
@@ -317,7 +320,7 @@ func untilMissed(e *env, dir *store.Dir, id string, q readback.Query) {
 	}
 	var b bytes.Buffer
 	lr := readback.LineRange{A: -untilLastLines}
-	if _, err := readback.Read(&b, dir, ent(dir, id), readback.Query{Stream: other, Lines: &lr, Limit: untilLastBytes}); err != nil || b.Len() == 0 {
+	if _, err := readback.Read(&b, dir, ent, readback.Query{Stream: other, Lines: &lr, Limit: untilLastBytes}); err != nil || b.Len() == 0 {
 		return
 	}
 	fmt.Fprintf(e.stderr, "capwrap: its last lines on %s:\n", other)
@@ -333,16 +336,6 @@ const (
 	untilLastBytes = 2000
 	matchShown     = 200
 )
-
-// ent is capture id's entry, or one with only the ID when it cannot be
-// read (Read then opens the files by ID alone).
-func ent(dir *store.Dir, id string) store.Entry {
-	e, err := dir.Entry(id)
-	if err != nil {
-		return store.Entry{ID: id}
-	}
-	return e
-}
 
 // displayLine is line cut to at most n characters ("…" where cut) with
 // control characters shown as U+FFFD: a captured line quoted in a hint.
