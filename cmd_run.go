@@ -49,6 +49,7 @@ func runCommand(o *options, args []string, std stdio, sup *job.Supervisor) error
 	switch {
 	case sup != nil:
 		cfg.Hooks, cfg.NoticeAfter = sup, o.jobNoticeAfter()
+		sup.KillAfter = cfg.KillAfter // a stop without --kill-after escalates after it
 	case o.background || o.backgroundAfter > 0:
 		cfg.NoticeAfter = o.jobNoticeAfter() // the launcher's, to measure the hand-back
 		return exitWith(job.Launch(cfg, args, o.background, o.backgroundAfter))

@@ -19,11 +19,15 @@ import (
 type stopOptions struct {
 	signal    string
 	killAfter time.Duration
+	raise     bool
+	flags     *pflag.FlagSet
 }
 
 func (o *stopOptions) addFlags(fs *pflag.FlagSet) {
+	o.flags = fs
 	fs.StringVar(&o.signal, "signal", "TERM", "the signal to send first: a name (TERM, SIGINT) or a number")
-	fs.Var(durationVar(&o.killAfter, 5*time.Second), "kill-after", "then SIGKILL after this long")
+	fs.Var(durationVar(&o.killAfter, 5*time.Second), "kill-after", "then SIGKILL after this long (default: the job's own --kill-after)")
+	fs.BoolVar(&o.raise, "raise", false, "when a signal ended the (last) job, re-raise it on capwrap instead of exiting 0")
 }
 
 func newStopCommand() command {
@@ -32,8 +36,11 @@ func newStopCommand() command {
 		run: func(e *env, args []string) error { return runStop(e, o, args) }}
 }
 
-// runStop is `capwrap stop [--signal SIG] [--kill-after D] ID...` (SPEC
-// §10): it exits 0 once the jobs have ended.
+// runStop is `capwrap stop [--signal SIG] [--kill-after D] [--raise] ID...`
+// (SPEC §10): it exits 0 once the jobs have ended; with --raise, a signal
+// that ended the last job is re-raised (issue 26: by default a stop's
+// caller is not killed by its job's signal). Without --kill-after, the
+// job's launch-time --kill-after governs the escalation.
 func runStop(e *env, o stopOptions, args []string) error {
 	dir, ids, err := openJobs(e, args)
 	if err != nil {
@@ -50,7 +57,15 @@ func runStop(e *env, o stopOptions, args []string) error {
 	case o.killAfter < 0:
 		return usageError{msg: fmt.Sprintf("stop: invalid --kill-after %v: must not be negative", o.killAfter)}
 	}
-	return exitWith(job.Stop(jobView(e, dir), ids, sig, o.killAfter), 0)
+	killAfter := o.killAfter
+	if !o.flags.Changed("kill-after") {
+		killAfter = -1
+	}
+	status, raised := job.Stop(jobView(e, dir), ids, sig, killAfter)
+	if !o.raise {
+		raised = 0
+	}
+	return exitWith(status, raised)
 }
 
 // parseSignal reads "TERM", "SIGTERM", "term" or "15"; 0 when it is none.

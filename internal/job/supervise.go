@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -41,11 +41,11 @@ const SuperviseArg = "__capwrap-supervise"
 // launcher's descriptors (they become /dev/null), runs the job to its end,
 // keeps the capture whatever --keep says, and writes the preview into it
 // for `capwrap wait`. `capwrap stop` reaches it through the capture's
-// control FIFO.
+// control socket (stop.go).
 
 // Supervisor is a background job's supervisor (SPEC §10): the
 // runner.Hooks of its run, serving the link to the launcher and the
-// capture's control FIFO. Make one with NewSupervisor.
+// capture's control socket. Make one with NewSupervisor.
 type Supervisor struct {
 	// Link is the supervisor's end of the socket to the launcher.
 	Link *os.File
@@ -55,14 +55,21 @@ type Supervisor struct {
 
 	outFDs []int // the launcher's descriptors to let go of: 1 and 2 when nil
 
+	// KillAfter is the job's launch-time --kill-after: a stop that gives
+	// none escalates after it (SPEC §10).
+	KillAfter time.Duration
+
 	d       runner.Diag
-	control *os.File // the capture's control FIFO, once open
+	control *store.Control // the capture's control socket, once open
 
 	mu       sync.Mutex
 	released bool // the launcher's descriptors were let go
 	frozen   bool // the run is ending: no more release
 	signals  chan os.Signal
 	stopped  syscall.Signal // the last signal `capwrap stop` asked for; 0: none
+	pid      int            // the command's, its process group's ID (Started)
+	exited   bool           // Exited was called: the command's group is not to be signalled
+	done     chan struct{}  // closed by Exited
 }
 
 // Attached reports whether the run ends presented on the launcher's
@@ -83,11 +90,11 @@ func (j *Supervisor) send(format string, args ...any) {
 // launcher is let go as soon as the command runs (--background), else it
 // waits (--background-after). Diagnostics go to d.
 func NewSupervisor(link *os.File, detach bool, d runner.Diag) *Supervisor {
-	return &Supervisor{Link: link, Detach: detach, d: d}
+	return &Supervisor{Link: link, Detach: detach, d: d, done: make(chan struct{})}
 }
 
 // Signals begins serving the link and returns the channel of the signals
-// that the link and, once the capture exists, its control FIFO bring
+// that the link and, once the capture exists, its control socket bring
 // (runner.Hooks).
 func (j *Supervisor) Signals() <-chan os.Signal {
 	j.signals = make(chan os.Signal, 4)
@@ -95,19 +102,23 @@ func (j *Supervisor) Signals() <-chan os.Signal {
 	return j.signals
 }
 
-// Started opens the capture's control FIFO for `capwrap stop`, tells the
-// launcher the command runs, with its live receipt rc, and lets go of it
-// at once with Detach (runner.Hooks). A job without a capture could be
-// neither waited for nor stopped: it is stopped at once.
+// Started opens the capture's control socket for `capwrap stop`, tells
+// the launcher the command runs, with its live receipt rc, and, with
+// Detach, lets go of the launcher's descriptors at once (runner.Hooks). A
+// job without a capture could be neither waited for nor stopped: it is
+// stopped at once.
 func (j *Supervisor) Started(pid int, rc *receipt.Receipt, c *store.Capture) {
 	if c == nil {
 		j.d.Errorf("a background job needs its capture; stopping the command")
 		j.inject(syscall.SIGTERM)
 		return
 	}
-	if f, err := c.OpenControl(); err == nil {
-		j.control = f
-		go j.serveControl(f)
+	j.mu.Lock()
+	j.pid = pid
+	j.mu.Unlock()
+	if l, err := c.ListenControl(); err == nil {
+		j.control = l
+		go j.serveControl(l)
 	} else {
 		j.d.Warnf("capture %s: %v: capwrap stop cannot reach this job", c.ID(), err)
 	}
@@ -118,10 +129,17 @@ func (j *Supervisor) Started(pid int, rc *receipt.Receipt, c *store.Capture) {
 	j.send("started %s", b)
 }
 
-// Exited closes the control FIFO (a later `capwrap stop` finds nobody to
-// signal) and names `capwrap stop` as the sender of forwarded when it was
-// the last signal stop asked for (runner.Hooks).
+// Exited closes the control socket (a later `capwrap stop` finds nobody
+// to signal, and waits for the end), ends the escalations stop asked for,
+// and names `capwrap stop` as the sender of forwarded when it was the last
+// signal stop asked for (runner.Hooks).
 func (j *Supervisor) Exited(forwarded syscall.Signal) string {
+	j.mu.Lock()
+	if !j.exited {
+		j.exited = true
+		close(j.done)
+	}
+	j.mu.Unlock()
 	if j.control != nil {
 		j.control.Close()
 	}
@@ -135,9 +153,13 @@ func (j *Supervisor) Exited(forwarded syscall.Signal) string {
 // and reports whether it ends attached (runner.Hooks).
 func (j *Supervisor) Ending() bool { return j.freeze() }
 
-// Ended tells a launcher still attached how the run ended, which it
-// presented on the launcher's output (runner.Hooks).
+// Ended removes the control socket from the capture, whose final receipt
+// is published now, and tells a launcher still attached how the run
+// ended, which it presented on the launcher's output (runner.Hooks).
 func (j *Supervisor) Ended(status int, reraise syscall.Signal) {
+	if j.control != nil {
+		j.control.Remove()
+	}
 	if j.Attached() {
 		j.send("exit %d %d", status, int(reraise))
 	}
@@ -211,32 +233,32 @@ func (j *Supervisor) freeze() bool {
 	return !j.released
 }
 
-// serveControl reads "signal N" lines from the capture's control FIFO
-// (`capwrap stop`) until it is closed.
-func (j *Supervisor) serveControl(f *os.File) {
-	buf := make([]byte, 256)
-	var line []byte
+// serveControl answers the requests on the capture's control socket
+// (`capwrap stop`) until it is closed, each connection on its own: one
+// that sends junk, or never ends its line, has no effect on the next.
+func (j *Supervisor) serveControl(l *store.Control) {
 	for {
-		n, err := f.Read(buf)
-		line = append(line, buf[:n]...)
-		for {
-			i := strings.IndexByte(string(line), '\n')
-			if i < 0 {
-				break
-			}
-			if verb, arg, _ := strings.Cut(string(line[:i]), " "); verb == "signal" {
-				if s, err := strconv.Atoi(arg); err == nil && s > 0 && s < 65 {
-					j.mu.Lock()
-					j.stopped = syscall.Signal(s)
-					j.mu.Unlock()
-					j.inject(syscall.Signal(s))
-				}
-			}
-			line = line[i+1:]
-		}
+		conn, err := l.Accept()
 		if err != nil {
 			return
 		}
+		go func() {
+			defer conn.Close()
+			line, err := store.ReadControlLine(conn)
+			if err != nil {
+				fmt.Fprintf(conn, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+				return
+			}
+			r, err := parseStop(line)
+			if err == nil {
+				err = j.stop(r)
+			}
+			if err != nil {
+				fmt.Fprintf(conn, "error %v\n", err)
+				return
+			}
+			fmt.Fprintln(conn, "ok")
+		}()
 	}
 }
 

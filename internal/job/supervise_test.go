@@ -2,13 +2,18 @@ package job
 
 import (
 	"bufio"
+	"io"
+	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/capwrap/capwrap/internal/runner"
+	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/wrap"
 )
 
@@ -25,7 +30,7 @@ func linkPair(t *testing.T) (*Supervisor, *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &Supervisor{Link: a, outFDs: []int{int(out.Fd())}}
+	j := &Supervisor{Link: a, outFDs: []int{int(out.Fd())}, done: make(chan struct{})}
 	l := b
 	t.Cleanup(func() { j.Link.Close(); l.Close(); out.Close() })
 	return j, l
@@ -98,19 +103,55 @@ func TestJobReleaseProtocol(t *testing.T) {
 	}
 }
 
-// TestJobControl: the control FIFO's "signal N" lines become signals for
-// the run; anything else is ignored.
+// TestJobControl: each connection to the control socket is one request:
+// junk (a partial line held open, garbage, a line far over the bound)
+// gets an error or nothing, and the next request still becomes a signal
+// for the run (issue 26: junk in the FIFO swallowed the next stop).
 func TestJobControl(t *testing.T) {
-	r, w, err := os.Pipe()
+	d, _, err := store.Open(filepath.Join(t.TempDir(), "tool-outputs"), true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &Supervisor{signals: make(chan os.Signal, 4)}
-	go j.serveControl(r)
-	w.WriteString("signal 15\nbogus\nsignal 999\nsig")
-	w.WriteString("nal 9\n")
-	w.Close()
+	defer d.Close()
+	c, err := d.Create(time.Now(), store.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.ListenControl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	j := &Supervisor{signals: make(chan os.Signal, 4), done: make(chan struct{}), KillAfter: time.Hour}
+	go j.serveControl(l)
+	sock := filepath.Join(c.AbsPath(), "control")
+	held, err := net.Dial("unix", sock) // a partial line, never ended
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	held.Write([]byte("signal 1"))
+	for _, junk := range []string{"\x00\xff garbage\n", "signal 15 kill-after -1\n", strings.Repeat("signal 15 ", 100000) + "\n", "sig"} {
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Write([]byte(junk))
+		if cw, ok := conn.(*net.UnixConn); ok {
+			cw.CloseWrite()
+		}
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		reply, _ := io.ReadAll(conn)
+		conn.Close()
+		if strings.HasPrefix(string(reply), "ok") {
+			t.Errorf("junk %.20q accepted: %q", junk, reply)
+		}
+	}
 	for _, want := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		reply, err := d.SendControl(c.ID(), stopRequest{sig: want, killAfter: -1}.String())
+		if err != nil || reply != "ok" {
+			t.Fatalf("stop after junk: %q, %v", reply, err)
+		}
 		select {
 		case s := <-j.signals:
 			if s != want {
@@ -119,6 +160,93 @@ func TestJobControl(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatalf("no %v", want)
 		}
+	}
+}
+
+// TestParseStop: a request line decodes, and encodes back the same.
+func TestParseStop(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		ok   bool
+		want stopRequest
+	}{
+		{"signal 15", true, stopRequest{syscall.SIGTERM, -1}},
+		{"signal 2 kill-after 30000000000", true, stopRequest{syscall.SIGINT, 30 * time.Second}},
+		{"signal 9 kill-after 0", true, stopRequest{syscall.SIGKILL, 0}},
+		{"signal 0", false, stopRequest{}},
+		{"signal 65", false, stopRequest{}},
+		{"signal 15 kill-after -1", false, stopRequest{}},
+		{"signal 15 after 5", false, stopRequest{}},
+		{"signal 15 kill-after", false, stopRequest{}},
+		{"bogus", false, stopRequest{}},
+		{"", false, stopRequest{}},
+	} {
+		r, err := parseStop(tc.line)
+		if (err == nil) != tc.ok || r != tc.want {
+			t.Errorf("parseStop(%q) = %+v, %v", tc.line, r, err)
+		}
+		if tc.ok && r.String() != tc.line {
+			t.Errorf("%+v encodes as %q", r, r.String())
+		}
+	}
+}
+
+// TestStopEscalation: which signals a stop hands to the run, and when the
+// supervisor signals the group itself (issue 26: a stop's own
+// --kill-after governs its SIGKILL, not the job's launch-time one, which
+// the run's relay of an ending signal arms).
+func TestStopEscalation(t *testing.T) {
+	const launch = time.Hour
+	for _, tc := range []struct {
+		name   string
+		r      stopRequest
+		launch time.Duration
+		relay  []syscall.Signal // handed to the run, in order
+		direct bool             // the group itself gets r.sig
+	}{
+		{"TERM, launch-time kill-after", stopRequest{syscall.SIGTERM, -1}, launch, []syscall.Signal{syscall.SIGTERM}, false},
+		{"TERM, shorter kill-after", stopRequest{syscall.SIGTERM, time.Millisecond}, launch, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}, false},
+		{"TERM, longer kill-after", stopRequest{syscall.SIGTERM, 2 * time.Millisecond}, time.Millisecond, []syscall.Signal{syscall.SIGKILL}, true},
+		{"USR1, launch-time kill-after", stopRequest{syscall.SIGUSR1, -1}, time.Millisecond, []syscall.Signal{syscall.SIGUSR1, syscall.SIGKILL}, false},
+		{"KILL", stopRequest{syscall.SIGKILL, -1}, launch, []syscall.Signal{syscall.SIGKILL}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A child in a group of its own that reports a SIGTERM.
+			child := exec.Command("sh", "-c", "trap 'echo TERM; exit 0' TERM; echo ready; while :; do sleep 0.01; done")
+			child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			out, err := child.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := child.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer child.Process.Kill()
+			lines := bufio.NewScanner(out)
+			if !lines.Scan() || lines.Text() != "ready" {
+				t.Fatalf("child: %q", lines.Text())
+			}
+			j := &Supervisor{signals: make(chan os.Signal, 4), done: make(chan struct{}), KillAfter: tc.launch, pid: child.Process.Pid}
+			if err := j.stop(tc.r); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.relay {
+				select {
+				case s := <-j.signals:
+					if s != want {
+						t.Errorf("handed %v to the run, want %v", s, want)
+					}
+				case <-time.After(30 * time.Second):
+					t.Fatalf("no %v handed to the run", want)
+				}
+			}
+			if tc.direct {
+				if !lines.Scan() || lines.Text() != "TERM" {
+					t.Errorf("the group did not get SIGTERM: %q", lines.Text())
+				}
+			}
+			j.Exited(0)
+		})
 	}
 }
 

@@ -433,51 +433,71 @@ func (v View) awaitEnd(id string, deadline time.Time) (store.Entry, error) {
 
 // Stop is `capwrap stop [--signal SIG] [--kill-after D] ID...` (SPEC §10):
 // sig to each running job's process group through its supervisor (the
-// job's parent, so a reused pid is never signalled), SIGKILL killAfter
-// later if it still runs, then what wait prints. A job that has ended is
-// shown and not signalled. Several jobs share the bound of one run's
-// output, as in Wait. It returns 0 once every job has ended, like kill(1)
-// and docker stop; the receipts carry the commands' own statuses.
-func Stop(v View, ids []string, sig syscall.Signal, killAfter time.Duration) int {
-	status := 0
+// job's parent, so a reused pid is never signalled), which sends SIGKILL
+// killAfter later if it still runs (killAfter < 0: the stop gave none, and
+// the job's launch-time --kill-after governs), then what wait prints. A
+// job that has ended is shown and not signalled. Several jobs share the
+// bound of one run's output, as in Wait. It returns 0 once every job has
+// ended, like kill(1) and docker stop (the receipts carry the commands'
+// own statuses), and the signal that ended the last job (0: none), which
+// `stop --raise` re-raises.
+func Stop(v View, ids []string, sig syscall.Signal, killAfter time.Duration) (int, syscall.Signal) {
+	var last syscall.Signal
 	deal := v.dealer(len(ids))
 	for _, id := range ids {
 		e, err := v.Dir.Entry(id)
 		if err != nil {
 			v.Diag.Errorf("stop %s: %v", id, store.UnwrapPath(err))
-			return runner.ExitUsage
+			return runner.ExitUsage, 0
 		}
 		if e.Running && !e.Final {
-			err := v.Dir.SendControl(id, fmt.Sprintf("signal %d", int(sig)))
-			switch {
-			case errors.Is(err, store.ErrNotJob):
-				v.Diag.Errorf("capture %s is not a background job (its capwrap runs in the foreground): stop cannot reach it", id)
-				v.Diag.Hintf("stop the capwrap that runs it, or its caller")
-				return 1
-			case errors.Is(err, store.ErrNoSupervisor):
-				// Its supervisor is ending with it: nothing to signal.
-			case err != nil:
-				v.Diag.Errorf("stop %s: %v", id, err)
-				return 1
-			}
-			if e, err = v.awaitEnd(id, time.Now().Add(killAfter)); err == nil && !e.Final && !e.Abandoned {
-				v.Dir.SendControl(id, fmt.Sprintf("signal %d", int(syscall.SIGKILL)))
-				e, err = v.awaitEnd(id, time.Time{})
-			}
-			if err != nil {
-				v.Diag.Errorf("stop %s: %v", id, store.UnwrapPath(err))
-				return 1
+			if e, err = v.stopJob(e, stopRequest{sig: sig, killAfter: killAfter}); err != nil {
+				return 1, 0
 			}
 		}
 		if e.Abandoned {
 			v.Diag.Warnf("%s", endedText(e))
 			deal.printed(0)
+			last = 0
 			continue
 		}
-		_, _, printed := v.final(e, deal.next())
+		_, s, printed := v.final(e, deal.next())
+		last = s
 		deal.printed(printed)
 	}
-	return status
+	return 0, last
+}
+
+// stopJob sends request r to running job e's supervisor and waits for the
+// job's end (its supervisor escalates). An error has been said.
+func (v View) stopJob(e store.Entry, r stopRequest) (store.Entry, error) {
+	id := e.ID
+	reply, err := v.Dir.SendControl(id, r.String())
+	switch {
+	case errors.Is(err, store.ErrNotJob):
+		// A job removes its socket once its receipt is published: one
+		// that has ended meanwhile is shown as ended.
+		if e2, err2 := v.Dir.Entry(id); err2 == nil && (e2.Final || e2.Abandoned) {
+			return e2, nil
+		}
+		v.Diag.Errorf("capture %s is not a background job (its capwrap runs in the foreground): stop cannot reach it", id)
+		v.Diag.Hintf("stop the capwrap that runs it, or its caller")
+		return e, err
+	case errors.Is(err, store.ErrNoSupervisor):
+		// Its supervisor is ending with it, or was killed: nothing to signal.
+	case err != nil:
+		v.Diag.Errorf("stop %s: %v", id, err)
+		return e, err
+	case reply != "ok":
+		err = fmt.Errorf("the job's supervisor refused the request: %s", strings.TrimPrefix(reply, "error "))
+		v.Diag.Errorf("stop %s: %v", id, err)
+		return e, err
+	}
+	if e, err = v.awaitEnd(id, time.Time{}); err != nil {
+		v.Diag.Errorf("stop %s: %v", id, store.UnwrapPath(err))
+		return e, err
+	}
+	return e, nil
 }
 
 // endedText says what became of job e, abandoned: its supervisor (a
