@@ -24,6 +24,7 @@ type waitOptions struct {
 	// once to consumer cursor instead of showing it (SPEC §8).
 	notify bool
 	cursor string
+	raise  bool
 	flags  *pflag.FlagSet
 }
 
@@ -32,6 +33,7 @@ func (o *waitOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Var(durationVar(&o.timeout, 0), "timeout", "hand a job back (exit 75) if it still runs after this long (0: wait for its end)")
 	fs.BoolVar(&o.notify, "notify", false, "print one line per job whose end this consumer was not told yet, and record it")
 	fs.StringVar(&o.cursor, "cursor", store.DefaultCursor, "with --notify: the consumer's name, 1 to 64 of A-Z a-z 0-9 . _ -")
+	fs.BoolVar(&o.raise, "raise", false, "when a signal ended the (last) job, re-raise it on capwrap instead of exiting 128+N")
 }
 
 func newWaitCommand() command {
@@ -40,10 +42,11 @@ func newWaitCommand() command {
 		run: func(e *env, args []string) error { return runWait(e, o, args) }}
 }
 
-// runWait is `capwrap wait [--timeout D] ID...` (SPEC §10): it exits with
-// the (last) job's status, its signal re-raised, or 75 when --timeout
-// hands a running job back. With --notify it reports ends once per
-// consumer instead (job.Notify).
+// runWait is `capwrap wait [--timeout D] [--raise] ID...` (SPEC §10): it
+// exits with the (last) job's status (128+N when signal N ended it, the
+// shell's convention; issue 26: not re-raised into the caller, unless
+// --raise), or 75 when --timeout hands a running job back. With --notify
+// it reports ends once per consumer instead (job.Notify).
 func runWait(e *env, o waitOptions, args []string) error {
 	dir, ids, err := openJobs(e, args)
 	if err != nil {
@@ -64,7 +67,11 @@ func runWait(e *env, o waitOptions, args []string) error {
 	if err := e.global.checkBounds(previewBounds...); err != nil {
 		return usageError{msg: "wait: " + err.Error()}
 	}
-	return exitWith(job.Wait(jobView(e, dir), ids, o.timeout))
+	status, raised := job.Wait(jobView(e, dir), ids, o.timeout)
+	if !o.raise {
+		raised = 0
+	}
+	return exitWith(status, raised)
 }
 
 // openJobs opens the tool-outputs directory and resolves the IDs of a job
