@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/capwrap/capwrap/internal/job"
 )
 
 // capwrapIn runs the real binary in dir as a harness does (stdout and
@@ -322,4 +324,51 @@ func footer(t *testing.T, out []byte) map[string]any {
 		t.Fatalf("receipt on the last line: %v\n%s", err, out)
 	}
 	return rc
+}
+
+// TestLauncherKilledBeforeIDEndsJob: a --background launcher killed
+// after the job started and before it printed the job's ID (issue 26: the
+// job went on with nobody told its ID) stops the job, a few times over.
+// The launcher pauses there (job.LaunchPauseEnv) for the kill.
+func TestLauncherKilledBeforeIDEndsJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds capwrap")
+	}
+	t.Cleanup(func() { waitTestProcs(t, 10*time.Second) })
+	for try := range 3 {
+		dir := t.TempDir()
+		cmd := exec.Command(termCapwrap(t), "--background", "--kill-after", "1s", "--",
+			"sh", "-c", `echo $$ >pid; while :; do sleep 0.1; done`)
+		cmd.Dir = dir
+		paused := filepath.Join(dir, "paused")
+		cmd.Env = append(os.Environ(), "CAPWRAP_DIR=", "CAPWRAP_TEST_RUN="+t.Name(), job.LaunchPauseEnv+"="+paused)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitForFile(t, paused)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if out.Len() > 0 {
+			t.Fatalf("try %d: the launcher printed before its pause: %s", try, out.Bytes())
+		}
+		// The job's end: a final receipt, cancelled.
+		deadline := time.Now().Add(waitPatience)
+		var rcs []string
+		for {
+			rcs, _ = filepath.Glob(filepath.Join(dir, "tool-outputs", "*", "receipt.json"))
+			if len(rcs) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("try %d: the job still runs %v after its launcher was killed before printing its ID", try, waitPatience)
+			}
+			time.Sleep(waitPoll)
+		}
+		b, err := os.ReadFile(rcs[0])
+		if err != nil || !bytes.Contains(b, []byte(`"state": "cancelled"`)) {
+			t.Errorf("try %d: the job's receipt (%v):\n%s", try, err, b)
+		}
+	}
 }

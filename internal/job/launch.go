@@ -85,7 +85,13 @@ func Launch(cfg runner.Config, args []string, detach bool, after time.Duration) 
 					return runner.ExitUsage, 0
 				}
 				if detach {
-					return launched(cfg, started)
+					pauseForTest()
+					status, sig := launched(cfg, started)
+					// The ID is out: only now may the launcher's end
+					// leave the job running (an end before "ack" stops
+					// it, Supervisor.serveLink).
+					fmt.Fprintln(link, "ack")
+					return status, sig
 				}
 				handBack = time.After(max(0, after-time.Since(t0)))
 			case "released":
@@ -98,6 +104,22 @@ func Launch(cfg runner.Config, args []string, detach bool, after time.Duration) 
 				return status, sig
 			}
 		}
+	}
+}
+
+// LaunchPauseEnv names a file that a --background launcher creates, then
+// pauses for up to a minute, between the job's start and the printing of
+// its ID: a test kills it there (issue 26). Unset, there is no pause.
+const LaunchPauseEnv = "CAPWRAP_TEST_LAUNCH_PAUSE"
+
+// pauseForTest is LaunchPauseEnv's pause.
+func pauseForTest() {
+	name := os.Getenv(LaunchPauseEnv)
+	if name == "" {
+		return
+	}
+	if err := os.WriteFile(name, nil, 0o600); err == nil {
+		time.Sleep(time.Minute)
 	}
 }
 

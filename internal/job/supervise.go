@@ -33,11 +33,17 @@ const SuperviseArg = "__capwrap-supervise"
 //	                        "exit STATUS SIGNAL"    the run ended while attached and was
 //	                                                presented on the launcher's output
 //	launcher → supervisor   "release"               hand the job back (--background-after)
+//	                        "ack"                   the job's ID is on the caller's output
+//	                                                (--background)
 //
 // While attached, the run is presented on the launcher's stdout and stderr
 // as a foreground run would be, and end of file on the link (the launcher
 // died) stops the job as SPEC §3 says of a killed capwrap: SIGTERM, then
-// SIGKILL --kill-after later. Released, the supervisor lets go of the
+// SIGKILL --kill-after later; so does end of file before "ack" with
+// --background (issue 26: a launcher killed before it printed the job's
+// ID would leave the job running with nobody to know it; killed after it
+// printed the ID and before "ack", the job is stopped too, and the ID the
+// caller got shows it cancelled). Released, the supervisor lets go of the
 // launcher's descriptors (they become /dev/null), runs the job to its end,
 // keeps the capture whatever --keep says, and writes the preview into it
 // for `capwrap wait`. `capwrap stop` reaches it through the capture's
@@ -64,6 +70,7 @@ type Supervisor struct {
 
 	mu       sync.Mutex
 	released bool // the launcher's descriptors were let go
+	acked    bool // the launcher printed the job's ID (--background)
 	frozen   bool // the run is ending: no more release
 	signals  chan os.Signal
 	stopped  syscall.Signal // the last signal `capwrap stop` asked for; 0: none
@@ -169,21 +176,28 @@ func (j *Supervisor) Ended(status int, reraise syscall.Signal) {
 func (j *Supervisor) serveLink() {
 	sc := bufio.NewScanner(j.Link)
 	for sc.Scan() {
-		if sc.Text() == "release" {
+		switch sc.Text() {
+		case "release":
 			if j.release() {
 				j.send("released")
 			} else {
 				j.send("ending")
 			}
+		case "ack":
+			j.mu.Lock()
+			j.acked = true
+			j.mu.Unlock()
 		}
 	}
 	// End of file: the launcher is gone. If it was still waiting, that
 	// is a killed capwrap (SPEC §3): the job is stopped, and the caller's
 	// stdout and stderr are let go of at once (whoever reads them to their
-	// end must not wait for the job's --kill-after).
+	// end must not wait for the job's --kill-after). A --background
+	// launcher gone before it acknowledged the job's ID is stopped too:
+	// its caller may never have seen the ID.
 	j.mu.Lock()
 	attached := !j.released
-	stop := attached && !j.frozen
+	stop := (attached || j.Detach && !j.acked) && !j.frozen
 	if attached {
 		j.letGo()
 	}
