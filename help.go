@@ -23,7 +23,7 @@ usage:
   capwrap --background | --background-after DURATION [flags] -- COMMAND [ARG...]
   capwrap list [--json] [--running] [--limit N] | show ID | read ID [flags] | prune [flags]
   capwrap export ID... --to DIR|FILE.tar.gz
-  capwrap wait [--timeout D] ID... | stop [--signal SIG] [--kill-after D] ID...
+  capwrap wait [--timeout D] [--raise] ID... | stop [--signal SIG] [--kill-after D] [--raise] ID...
   capwrap help [FLAG-or-VERB]
 
 With no person at a terminal (agents, CI) capwrap prints, after the command
@@ -469,11 +469,14 @@ var verbHelp = map[string]string{
   7d, 1d12h, 2.5d; --dry-run only lists. A
   running capture is never touched. Freed bytes return to --dir-quota.
 `,
-	"wait": `capwrap wait [--timeout D] ID...
+	"wait": `capwrap wait [--timeout D] [--raise] ID...
 capwrap wait --notify [--cursor NAME] [--timeout D] ID...
   Waits for each background job in turn to end and prints what a foreground
   run would have printed: its preview (preview.txt) and receipt line. Exits
-  with the (last) job's status, its signal re-raised, as a foreground run.
+  with the (last) job's status: 128+N for a job that signal N ended (143
+  after SIGTERM), as a shell reports a killed child; the signal is not
+  re-raised on wait, whose caller would take its own call for killed.
+  --raise re-raises it instead, as a foreground run does.
   --timeout D (counted from the start of wait, for all the IDs): a job still
   running then is handed back as --background-after does (the preview so
   far, a line naming the commands, a footer with process.state running and
@@ -495,18 +498,21 @@ capwrap wait --notify [--cursor NAME] [--timeout D] ID...
   was reported already (exit 0, at once); 75 when --timeout D passes first.
   No preview, and not the jobs' statuses.
 `,
-	"stop": `capwrap stop [--signal SIG] [--kill-after D] ID...
+	"stop": `capwrap stop [--signal SIG] [--kill-after D] [--raise] ID...
   Sends SIGTERM (or --signal: a name such as INT or SIGHUP, or a number) to
   each background job's process group, SIGKILL if it still runs --kill-after
-  later (default 5s), waits for its end and prints the final preview and
+  later (default: the job's own --kill-after, 5s unless it was launched
+  with another), waits for its end and prints the final preview and
   receipt as wait does (several IDs within what one run prints, as wait
   shares it). Exits 0 once the jobs have ended, like kill(1) and
   docker stop; the receipt carries the command's own status (process.state
   cancelled, exit_status 143 after SIGTERM). A job that has already ended is
-  shown and not signalled. The signal goes through the capture's control
-  FIFO to the job's supervisor, its parent, which signals the job itself, so
-  a reused pid is never signalled; a capture that a foreground capwrap runs
-  has no supervisor to reach (exit 1). Usage errors exit 2.
+  shown and not signalled. --raise: when a signal ended the (last) job,
+  re-raise it on stop instead of exiting 0. The signal goes through the
+  capture's control socket to the job's supervisor, its parent, which
+  signals the job itself, so a reused pid is never signalled; a capture
+  that a foreground capwrap runs has no supervisor to reach (exit 1). Usage
+  errors exit 2.
 `,
 	"help": `capwrap help [FLAG-or-VERB]
   Detail on one flag (capwrap help timeout) or verb (capwrap help read);

@@ -122,7 +122,7 @@ _capwrap() {
         wait)
             [[ $prev == --timeout || $prev == --cursor ]] && return
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--timeout --notify --cursor $vflags $budgets" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--timeout --notify --cursor --raise $vflags $budgets" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;
@@ -132,7 +132,7 @@ _capwrap() {
             --kill-after) return ;;
             esac
             if [[ $cur == -* ]]; then
-                mapfile -t COMPREPLY < <(compgen -W "--signal --kill-after $vflags $budgets" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -W "--signal --kill-after --raise $vflags $budgets" -- "$cur")
             else
                 mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur")
             fi ;;

@@ -179,9 +179,11 @@ complete -c capwrap -n '__capwrap_verb wait' -a '(__capwrap_ids)' -d capture
 complete -c capwrap -n '__capwrap_verb wait' -l timeout -x -d 'hand a job back (exit 75) after this long'
 complete -c capwrap -n '__capwrap_verb wait' -l notify -d 'report each job end once to this consumer'
 complete -c capwrap -n '__capwrap_verb wait' -l cursor -x -d 'with --notify: the consumer name'
+complete -c capwrap -n '__capwrap_verb wait' -l raise -d 're-raise the signal that ended the job, not exit 128+N'
 complete -c capwrap -n '__capwrap_verb stop' -a '(__capwrap_ids)' -d capture
 complete -c capwrap -n '__capwrap_verb stop' -l signal -x -a 'TERM INT HUP QUIT KILL USR1 USR2' -d 'the signal to send first'
-complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL after this long'
+complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL after this long (default: the job own)'
+complete -c capwrap -n '__capwrap_verb stop' -l raise -d 're-raise the signal that ended the job, not exit 0'
 complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
