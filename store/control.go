@@ -127,8 +127,9 @@ func (d *Dir) SendControl(id, msg string) (string, error) {
 	case err != nil:
 		return "", err
 	case fi.Mode()&fs.ModeNamedPipe != 0:
-		// A job started by a capwrap of before issue 26: not reachable.
-		return "", fmt.Errorf("%s: %w", id, ErrNoSupervisor)
+		// A job started by a capwrap of before issue 26, which reads a
+		// FIFO: waiting for its end would wait for ever.
+		return "", fmt.Errorf("%s/%s is a FIFO: the job was started by an older capwrap, which that capwrap's stop reaches", id, controlName)
 	case fi.Mode()&fs.ModeSocket == 0:
 		return "", fmt.Errorf("%s/%s is not a socket; refusing it", id, controlName)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +83,14 @@ func TestControlSocket(t *testing.T) {
 	if _, err := d.SendControl(c.ID(), "signal 15"); !errors.Is(err, ErrNotJob) {
 		t.Errorf("socket removed: %v", err)
 	}
+	// A FIFO left by a capwrap of before issue 26 is not waited on.
+	if err := syscall.Mkfifo(filepath.Join(c.AbsPath(), controlName), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.SendControl(c.ID(), "signal 15"); err == nil || errors.Is(err, ErrNoSupervisor) || errors.Is(err, ErrNotJob) {
+		t.Errorf("FIFO: %v", err)
+	}
+	os.Remove(filepath.Join(c.AbsPath(), controlName))
 	if err := c.WritePreview([]byte("preview\n")); err != nil {
 		t.Fatal(err)
 	}

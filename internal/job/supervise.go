@@ -124,7 +124,9 @@ func (j *Supervisor) Started(pid int, rc *receipt.Receipt, c *store.Capture) {
 	j.pid = pid
 	j.mu.Unlock()
 	if l, err := c.ListenControl(); err == nil {
+		j.mu.Lock()
 		j.control = l
+		j.mu.Unlock()
 		go j.serveControl(l)
 	} else {
 		j.d.Warnf("capture %s: %v: capwrap stop cannot reach this job", c.ID(), err)
@@ -146,9 +148,10 @@ func (j *Supervisor) Exited(forwarded syscall.Signal) string {
 		j.exited = true
 		close(j.done)
 	}
+	control := j.control
 	j.mu.Unlock()
-	if j.control != nil {
-		j.control.Close()
+	if control != nil {
+		control.Close()
 	}
 	if forwarded != 0 && forwarded == j.stopSignal() {
 		return "capwrap stop"
@@ -164,8 +167,11 @@ func (j *Supervisor) Ending() bool { return j.freeze() }
 // is published now, and tells a launcher still attached how the run
 // ended, which it presented on the launcher's output (runner.Hooks).
 func (j *Supervisor) Ended(status int, reraise syscall.Signal) {
-	if j.control != nil {
-		j.control.Remove()
+	j.mu.Lock()
+	control := j.control
+	j.mu.Unlock()
+	if control != nil {
+		control.Remove()
 	}
 	if j.Attached() {
 		j.send("exit %d %d", status, int(reraise))
