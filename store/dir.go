@@ -81,6 +81,9 @@ type Dir struct {
 	random     func([]byte) (int, error)
 	afterMkdir func(tmpName string)
 	wrapFile   func(stream string, f *os.File) fileWriter
+	// publishFault, when set, fails Publish's usual write of
+	// receipt.json with its error (a full disk).
+	publishFault func() error
 }
 
 // errUnusable marks a location that a fallback may replace when the user did
