@@ -183,6 +183,7 @@ complete -c capwrap -n '__capwrap_verb stop' -a '(__capwrap_ids)' -d capture
 complete -c capwrap -n '__capwrap_verb stop' -l signal -x -a 'TERM INT HUP QUIT KILL USR1 USR2' -d 'the signal to send first'
 complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL after this long'
 complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
+complete -c capwrap -n '__capwrap_verb prune' -l keep-last -x -d 'keep the N newest captures'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
 complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read export prune wait stop dir keep tee preview quiet receipt-file events background background-after timeout kill-after drain-timeout notice-after stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
