@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -48,7 +49,9 @@ func runList(e *env, o listOptions, _ []string) error {
 	}
 	defer dir.Close()
 	entries, err := dir.List()
-	if err != nil {
+	if u, ok := errors.AsType[*store.UnsafeError](err); ok {
+		return failure{u.Error(), u.Hint()}
+	} else if err != nil {
 		return failure{msg: fmt.Sprintf("cannot list %s: %v", dir.Path(), store.UnwrapPath(err))}
 	}
 	now := time.Now()

@@ -172,7 +172,8 @@ func (d *Dir) EndedAt(e Entry, now time.Time) time.Time {
 // and its random rest orders the captures of one second at random.
 // Names that are not capture IDs are ignored. An unreadable receipt is
 // reported in the Entry, not as an error; the error is for the directory
-// itself.
+// itself, or an *UnsafeError for a capture directory capwrap does not
+// trust (another user's, or writable by group or others).
 func (d *Dir) List() ([]Entry, error) {
 	ids, err := d.ids()
 	if err != nil {
@@ -181,7 +182,9 @@ func (d *Dir) List() ([]Entry, error) {
 	entries := make([]Entry, 0, len(ids))
 	for _, id := range ids {
 		e, err := d.Entry(id)
-		if err != nil {
+		if _, unsafe := errors.AsType[*UnsafeError](err); unsafe {
+			return nil, err // refused, not skipped (strict.go)
+		} else if err != nil {
 			continue // vanished (pruned) meanwhile
 		}
 		entries = append(entries, e)

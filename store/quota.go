@@ -242,6 +242,9 @@ func (d *Dir) probeRunning(id string) (bool, error) {
 	if !fi.IsDir() {
 		return false, fmt.Errorf("%s is not a directory", id)
 	}
+	if err := checkTrusted("capture directory", filepath.Join(d.path, id), fi); err != nil {
+		return false, err
+	}
 	f, err := d.root.OpenFile(id, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return false, err
