@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -48,7 +49,9 @@ func runList(e *env, o listOptions, _ []string) error {
 	}
 	defer dir.Close()
 	entries, err := dir.List()
-	if err != nil {
+	if u, ok := errors.AsType[*store.UnsafeError](err); ok {
+		return failure{u.Error(), u.Hint()}
+	} else if err != nil {
 		return failure{msg: fmt.Sprintf("cannot list %s: %v", dir.Path(), store.UnwrapPath(err))}
 	}
 	now := time.Now()
@@ -173,9 +176,12 @@ type listCapture struct {
 	Reason *receipt.Reason      `json:"reason"`
 }
 
-// listItemOf is capture e of dir as `capwrap list` shows it at time now.
+// listItemOf is capture e of dir as `capwrap list` shows it at time now:
+// its states, command and times as `capwrap show` prints them
+// (store.Dir.Presented decides for both), its sizes as found on disk.
 func listItemOf(dir *store.Dir, e store.Entry, now time.Time) listItem {
-	it := listItem{ID: e.ID, Dir: dir.Path() + "/" + e.ID, Running: e.Running, StartedAt: e.StartedAt().Format(time.RFC3339)}
+	running := e.Running && !e.Final
+	it := listItem{ID: e.ID, Dir: dir.Path() + "/" + e.ID, Running: running, StartedAt: e.StartedAt().Format(time.RFC3339)}
 	var state receipt.ProcessState
 	state, it.Process.ExitCode, it.Process.Signal = e.ProcessStatus()
 	if state != receipt.ProcessUnknown {
@@ -189,24 +195,22 @@ func listItemOf(dir *store.Dir, e store.Entry, now time.Time) listItem {
 	if e.Stderr.Name != "" {
 		it.StderrBytes = new(e.Stderr.Size)
 	}
-	if e.Receipt != nil {
-		it.Command = e.Receipt.Command
-		if e.Receipt.StartedAt != nil {
-			it.StartedAt = *e.Receipt.StartedAt
+	if rc := dir.Presented(e, now); rc != nil {
+		it.Command = rc.Command
+		if rc.StartedAt != nil {
+			it.StartedAt = *rc.StartedAt
+		}
+		if !running {
+			it.EndedAt = rc.EndedAt
 		}
 	}
 	if e.ReceiptErr != nil {
 		it.ReceiptErr = new(e.ReceiptErr.Error())
 	}
-	end := dir.EndedAt(e, now)
-	if !e.Running {
-		it.EndedAt = new(end.UTC().Format(time.RFC3339Nano))
-		if e.Final && e.Receipt != nil && e.Receipt.EndedAt != nil {
-			it.EndedAt = e.Receipt.EndedAt
-		}
-		it.AgeSeconds = int64(now.Sub(end).Seconds())
-	} else {
+	if running {
 		it.AgeSeconds = int64(now.Sub(e.StartedAt()).Seconds())
+	} else {
+		it.AgeSeconds = int64(now.Sub(dir.EndedAt(e, now)).Seconds())
 	}
 	return it
 }

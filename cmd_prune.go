@@ -17,9 +17,10 @@ import (
 type pruneOptions struct {
 	olderThan time.Duration
 	id        string
+	keepLast  int
 	dryRun    bool
-	// flags is the flag set that filled the options: which of --older-than
-	// and --id was given.
+	// flags is the flag set that filled the options: which of
+	// --older-than, --keep-last and --id was given.
 	flags *pflag.FlagSet
 }
 
@@ -27,6 +28,7 @@ func (o *pruneOptions) addFlags(fs *pflag.FlagSet) {
 	o.flags = fs
 	fs.Var(durationVar(&o.olderThan, 0), "older-than", "delete the captures that ended longer ago than this (10m, 12h, 7d)")
 	fs.StringVar(&o.id, "id", "", "delete this capture (any unique prefix of its ID)")
+	fs.IntVar(&o.keepLast, "keep-last", 0, "keep the N newest captures that are not running, delete the other ones")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print what would be deleted, delete nothing")
 }
 
@@ -36,17 +38,26 @@ func newPruneCommand() command {
 		run: func(e *env, args []string) error { return runPrune(e, o, args) }}
 }
 
-// runPrune is `capwrap prune --older-than DURATION | --id ID [--dry-run]`
-// (SPEC §8), the only verb that deletes. A running capture is never
-// touched. Age is the time since the capture ended (for an abandoned one,
-// since its last write).
+// runPrune is `capwrap prune --older-than DURATION | --keep-last N | --id
+// ID [--dry-run]` (SPEC §8), the only verb that deletes. A running capture
+// is never touched. Age is the time since the capture ended (for an
+// abandoned one, since its last write); --keep-last counts the captures
+// that are not running, newest first by start time as list orders them
+// (issue 26: the remedy a full quota names, store.Dir.AdvisePrune).
 func runPrune(e *env, o pruneOptions, _ []string) error {
-	byAge, byID := o.flags.Changed("older-than"), o.flags.Changed("id")
+	given := 0
+	for _, f := range []string{"older-than", "keep-last", "id"} {
+		if o.flags.Changed(f) {
+			given++
+		}
+	}
 	switch {
-	case byAge == byID:
-		return usageError{"prune: give exactly one of --older-than and --id", "usage: " + synopsis("prune")}
-	case byAge && o.olderThan < 0:
+	case given != 1:
+		return usageError{"prune: give exactly one of --older-than, --keep-last and --id", "usage: " + synopsis("prune")}
+	case o.flags.Changed("older-than") && o.olderThan < 0:
 		return usageError{msg: fmt.Sprintf("prune: invalid --older-than %v: must not be negative", o.olderThan)}
+	case o.flags.Changed("keep-last") && o.keepLast < 0:
+		return usageError{msg: fmt.Sprintf("prune: invalid --keep-last %d: must not be negative", o.keepLast)}
 	}
 	dir, err := openCaptures(e)
 	if err != nil {
@@ -78,10 +89,15 @@ func pruneTargets(dir *store.Dir, o pruneOptions) (targets []store.Entry, runnin
 		return nil, 0, failure{msg: fmt.Sprintf("cannot list %s: %v", dir.Path(), store.UnwrapPath(err))}
 	}
 	now := time.Now()
-	for _, c := range entries {
+	kept := 0
+	for _, c := range entries { // newest first
 		switch {
 		case c.Running:
 			running++
+		case o.flags.Changed("keep-last"):
+			if kept++; kept > o.keepLast {
+				targets = append(targets, c)
+			}
 		case now.Sub(dir.EndedAt(c, now)) > o.olderThan:
 			targets = append(targets, c)
 		}

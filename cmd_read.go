@@ -43,6 +43,7 @@ import (
 
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/text"
+	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
 	"github.com/capwrap/capwrap/store/readback"
 )
@@ -486,7 +487,24 @@ func readHints(c store.Entry, q readback.Query, status readback.Status, d diag) 
 		d.Warnf("%s", killedWithCapwrapText(id))
 	case !status.Final && !status.Running:
 		d.Warnf("capture %s was abandoned (capwrap ended without a receipt): the stream holds what was committed", id)
+	case status.Final && !status.Truncated && lostBytes(c):
+		d.Hintf("capture %s is %s: the stream ends where capwrap stopped keeping it", id, c.CaptureStatus())
 	}
+}
+
+// lostBytes reports whether capture c's receipt says that its files lack
+// part of what the command wrote: keeping stopped (a limit, a full quota
+// or disk, a write error, a stalled disk).
+func lostBytes(c store.Entry) bool {
+	r := c.CaptureStatus().Reason
+	if r == nil {
+		return false
+	}
+	switch *r {
+	case receipt.ReasonCaptureLimit, receipt.ReasonDirectoryQuota, receipt.ReasonDiskFull, receipt.ReasonWriteError, receipt.ReasonWriterStalled:
+		return true
+	}
+	return false
 }
 
 // continuation is the command that reads on from where a truncated read

@@ -44,6 +44,9 @@ func runCommand(o *options, args []string, std stdio, sup *job.Supervisor) error
 	if err != nil {
 		return refusal{msg: err.Error()}
 	}
+	if err := checkFDs(); err != nil {
+		return err
+	}
 	d := diag{std.err}
 	cfg.Stdin, cfg.Stdout, cfg.Stderr, cfg.Diag = std.in, std.out, std.err, d
 	switch {

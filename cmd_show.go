@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -46,7 +47,7 @@ func runShow(e *env, _ showOptions, args []string) error {
 		e.stdout.Write(b)
 		return nil
 	}
-	b, err := liveReceipt(e, dir, c).MarshalPretty()
+	b, err := liveReceipt(e, dir, c, time.Now()).MarshalPretty()
 	if err != nil {
 		return failure{msg: err.Error()}
 	}
@@ -54,34 +55,22 @@ func runShow(e *env, _ showOptions, args []string) error {
 	return nil
 }
 
-// liveReceipt is the receipt show prints for capture c, not final: the
-// live one, with what became of an abandoned capture, after a word on
-// stderr.
-func liveReceipt(e *env, dir *store.Dir, c store.Entry) *receipt.Receipt {
+// liveReceipt is the receipt show prints for capture c, not final, at
+// time now: as list presents it (store.Dir.Presented: the live one, with
+// what became of an abandoned capture), after a word on stderr.
+func liveReceipt(e *env, dir *store.Dir, c store.Entry, now time.Time) *receipt.Receipt {
 	if c.Receipt == nil && c.ReceiptErr != nil && !errors.Is(c.ReceiptErr, os.ErrNotExist) {
 		e.d.Warnf("cannot read %s/%s/receipt.live.json: %v", dir.Path(), c.ID, store.UnwrapPath(c.ReceiptErr))
 	}
-	rc := c.LiveReceipt(dir.Path() + "/" + c.ID) // none yet: the child is being started
-	if !c.Abandoned {
+	switch {
+	case !c.Abandoned:
 		e.d.Hintf("capture %s is still running: the live receipt, with the bytes committed so far", c.ID)
-		return rc
-	}
-	// The live receipt said running when capwrap wrote it; nobody is left
-	// to know what became of the process since (the watchdog, when it
-	// ended the command, knows which signals it sent, not how the
-	// command ended).
-	rc.Capture = c.CaptureStatus()
-	rc.Process.State, rc.Process.ExitCode, rc.Process.Signal = "", nil, nil // null: unknown
-	if c.KilledWithCapwrap {
-		rc.Process.Reason = new("killed with capwrap: capwrap was killed while the command ran, and the command's process group ended with it (SIGTERM from its watchdog, or on Linux from the kernel, and SIGKILL --kill-after later); how the command ended is unknown")
+	case c.KilledWithCapwrap:
 		e.d.Warnf("%s", killedWithCapwrapText(c.ID))
-		return rc
+	default:
+		e.d.Warnf("capture %s was abandoned: capwrap ended without a receipt; its files hold the bytes committed", c.ID)
 	}
-	if rc.Process.Reason == nil {
-		rc.Process.Reason = new("unknown: capwrap ended without writing the receipt")
-	}
-	e.d.Warnf("capture %s was abandoned: capwrap ended without a receipt; its files hold the bytes committed", c.ID)
-	return rc
+	return dir.Presented(c, now)
 }
 
 // killedWithCapwrapText is what show and read say of capture id, whose

@@ -108,6 +108,9 @@ func openCaptures(e *env) (*store.Dir, error) {
 		return nil, usageError{fmt.Sprintf("no captures in %s: it does not exist", path),
 			"pass --dir or set CAPWRAP_DIR to the tool-outputs directory of the captures"}
 	case err != nil:
+		if u, ok := errors.AsType[*store.UnsafeError](err); ok {
+			return nil, failure{u.Error(), u.Hint()}
+		}
 		return nil, usageError{msg: fmt.Sprintf("cannot read tool-outputs directory %s: %v", path, store.UnwrapPath(err))}
 	}
 	return dir, nil
@@ -135,7 +138,9 @@ func entryOf(dir *store.Dir, idArg string) (store.Entry, error) {
 		return store.Entry{}, err
 	}
 	c, err := dir.Entry(id)
-	if err != nil {
+	if u, ok := errors.AsType[*store.UnsafeError](err); ok {
+		return store.Entry{}, failure{u.Error(), u.Hint()}
+	} else if err != nil {
 		return store.Entry{}, failure{msg: fmt.Sprintf("cannot read capture %s: %v", id, store.UnwrapPath(err))}
 	}
 	return c, nil

@@ -463,11 +463,14 @@ var verbHelp = map[string]string{
   2): export never writes into or over anything. One line per capture and
   a total on stdout, a warning for each file unavailable.
 `,
-	"prune": `capwrap prune --older-than DURATION | --id ID [--dry-run]
+	"prune": `capwrap prune --older-than DURATION | --keep-last N | --id ID [--dry-run]
   Deletes captures: the only verb that deletes. --older-than counts from the
   end of a capture (an abandoned one's last write), in any duration: 12h,
-  7d, 1d12h, 2.5d; --dry-run only lists. A
-  running capture is never touched. Freed bytes return to --dir-quota.
+  7d, 1d12h, 2.5d; --keep-last N keeps the N newest captures that are not
+  running (by start time, as list shows them); --dry-run only lists. A
+  running capture is never touched. Freed bytes return to --dir-quota. When
+  the quota or the disk is full, the run's note names the --keep-last N
+  that frees enough.
 `,
 	"wait": `capwrap wait [--timeout D] [--raise] ID...
 capwrap wait --notify [--cursor NAME] [--timeout D] ID...

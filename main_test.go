@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -129,8 +130,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"rcpt": cmdRcpt,
-			"glob": cmdGlob,
+			"rcpt":  cmdRcpt,
+			"glob":  cmdGlob,
+			"tmpfs": cmdTmpfs,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
@@ -570,4 +572,19 @@ func TestEnvNames(t *testing.T) {
 	if _, err := applyEnv(fs, func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "CAPWRAP_DIR_QUOTA") {
 		t.Fatalf("bad variable: %v", err)
 	}
+}
+
+// cmdTmpfs: "tmpfs DIR SIZE" mounts a tmpfs of SIZE (mount's -o size=)
+// on DIR, made if missing, and unmounts it when the script ends, failed
+// or not: a full disk for scripts that run as root ([root]).
+func cmdTmpfs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tmpfs DIR SIZE")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o700))
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+args[1], "tmpfs", dir).CombinedOutput(); err != nil {
+		ts.Fatalf("mount a tmpfs on %s: %v %s", dir, err, out)
+	}
+	ts.Defer(func() { exec.Command("umount", "-l", dir).Run() })
 }

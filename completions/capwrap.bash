@@ -139,9 +139,9 @@ _capwrap() {
         prune)
             case $prev in
             --id) mapfile -t COMPREPLY < <(compgen -W "$(_capwrap_ids)" -- "$cur"); return ;;
-            --older-than) return ;;
+            --older-than | --keep-last) return ;;
             esac
-            mapfile -t COMPREPLY < <(compgen -W "--older-than --id --dry-run $vflags" -- "$cur") ;;
+            mapfile -t COMPREPLY < <(compgen -W "--older-than --keep-last --id --dry-run $vflags" -- "$cur") ;;
         help)
             mapfile -t COMPREPLY < <(compgen -W "flags env ${verbs% help} ${flags//--/}" -- "$cur") ;;
         esac

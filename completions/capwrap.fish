@@ -185,6 +185,7 @@ complete -c capwrap -n '__capwrap_verb stop' -l signal -x -a 'TERM INT HUP QUIT 
 complete -c capwrap -n '__capwrap_verb stop' -l kill-after -x -d 'then SIGKILL after this long (default: the job own)'
 complete -c capwrap -n '__capwrap_verb stop' -l raise -d 're-raise the signal that ended the job, not exit 0'
 complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures older than this'
+complete -c capwrap -n '__capwrap_verb prune' -l keep-last -x -d 'keep the N newest captures'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
 complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read export prune wait stop dir keep tee preview quiet receipt-file events background background-after timeout kill-after drain-timeout notice-after stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'

@@ -44,7 +44,12 @@ const (
 	ReasonDirectoryQuota Reason = "directory_quota"
 	ReasonWriterStalled  Reason = "writer_stalled"
 	ReasonWriteError     Reason = "write_error"
-	ReasonAbandoned      Reason = "abandoned"
+	// ReasonDiskFull is a write error of the file system's own: it is
+	// full (ENOSPC) or the user's disk quota on it is (EDQUOT). The bytes
+	// written before are kept; the receipt is still published, in space
+	// set aside when the capture was made (issue 26).
+	ReasonDiskFull  Reason = "disk_full"
+	ReasonAbandoned Reason = "abandoned"
 	// ReasonKilledWithCapwrap is an abandoned capture whose command
 	// capwrap's watchdog ended (SPEC §3: a command never outlives a
 	// capwrap that was killed): capwrap was killed, the command with it.

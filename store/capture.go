@@ -26,7 +26,8 @@ const (
 	logSuffix        = ".log"
 	receiptName      = "receipt.json"
 	liveReceiptName  = "receipt.live.json"
-	reservationName  = "reservation" // directory quota reserved by a running capture, decimal bytes
+	reservationName  = "reservation"   // directory quota reserved by a running capture, decimal bytes
+	spaceName        = "receipt.space" // space set aside for receipt.json on a full disk (receiptspace.go)
 	maxCreateRetries = 8
 )
 
@@ -143,6 +144,7 @@ type Capture struct {
 	reserved   int64      // directory quota recorded in the reservation file
 	granted    int64      // part of reserved handed to the writers
 	chunkBytes int
+	space      *os.File // receipt.space, nil when it could not be made
 }
 
 // Result is what [Capture.Finalize] reports for the receipt's "capture"
@@ -222,6 +224,9 @@ func (d *Dir) create(id string, lim Limits) (_ *Capture, err error) {
 	defer func() {
 		if err != nil {
 			c.closeFiles()
+			if c.space != nil {
+				c.space.Close()
+			}
 			if c.dirf != nil {
 				c.dirf.Close()
 			}
@@ -273,6 +278,7 @@ func (d *Dir) create(id string, lim Limits) (_ *Capture, err error) {
 		}
 		c.streams[i] = newStreamWriter(c, name, f, w)
 	}
+	c.space = makeSpace(c.root)
 	if err := renameNoReplace(d.root, d.dirf, tmp, id); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			err = fmt.Errorf("capture %s: %w", id, errIDTaken)
@@ -348,14 +354,25 @@ func (c *Capture) WriteLiveReceipt(r *receipt.Receipt) error {
 	return writeAtomic(c.root, c.dirf, liveReceiptName, b, false)
 }
 
+// writeReason is the capture reason for a failed write: disk_full when
+// the file system is full or the user's disk quota on it is used up
+// (ENOSPC, EDQUOT), else write_error.
+func writeReason(err error) receipt.Reason {
+	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
+		return receipt.ReasonDiskFull
+	}
+	return receipt.ReasonWriteError
+}
+
 // setReason records why persistence stopped or will stop. The first reason
-// wins, except that a write error replaces capture_limit: it lost bytes the
-// limit would have kept. Caller holds c.mu.
+// wins, except that a write error (disk_full too) replaces capture_limit:
+// it lost bytes the limit would have kept. Caller holds c.mu.
 func (c *Capture) setReason(reason receipt.Reason, err error) {
 	if reason == "" {
 		return
 	}
-	if c.reason == "" || (reason == receipt.ReasonWriteError && c.reason == receipt.ReasonCaptureLimit) {
+	lost := reason == receipt.ReasonWriteError || reason == receipt.ReasonDiskFull
+	if c.reason == "" || (lost && c.reason == receipt.ReasonCaptureLimit) {
 		c.reason = reason
 		if err != nil {
 			c.errText = err.Error()
@@ -486,7 +503,7 @@ func (c *Capture) Finalize() (Result, error) {
 			}
 			if err != nil {
 				c.mu.Lock()
-				c.setReason(receipt.ReasonWriteError, err)
+				c.setReason(writeReason(err), err)
 				c.mu.Unlock()
 			}
 			s.sum = hex.EncodeToString(s.hash.Sum(nil))
@@ -546,7 +563,17 @@ func (c *Capture) Publish(r *receipt.Receipt) error {
 		c.receiptMu.Unlock()
 		return errors.New("capture already published or discarded")
 	}
-	err = writeAtomic(c.root, c.dirf, receiptName, b, true)
+	if c.d.publishFault != nil {
+		err = c.d.publishFault()
+	} else {
+		err = writeAtomic(c.root, c.dirf, receiptName, b, true)
+	}
+	if err != nil && writeReason(err) == receipt.ReasonDiskFull && c.space != nil {
+		// The disk is full (the capture is partial, disk_full, most
+		// likely): the receipt goes into the space set aside for it.
+		err = c.publishInSpace(r)
+	}
+	c.dropSpace()
 	if err == nil {
 		// receipt.json supersedes the launch-time receipt; leaving a
 		// "running" receipt beside a final one would only mislead.
@@ -574,6 +601,9 @@ func (c *Capture) Discard() error {
 	}
 	c.mu.Unlock()
 	c.closeFiles()
+	c.receiptMu.Lock()
+	c.dropSpace()
+	c.receiptMu.Unlock()
 	err := c.d.root.RemoveAll(c.id)
 	c.release()
 	return err
@@ -643,6 +673,12 @@ func (c *Capture) release() {
 		c.resFile.Close()
 	}
 	c.quotaMu.Unlock()
+	c.receiptMu.Lock()
+	if c.space != nil {
+		c.space.Close()
+		c.space = nil
+	}
+	c.receiptMu.Unlock()
 	c.dirf.Close() // closing the last descriptor drops the flock
 	c.root.Close()
 }

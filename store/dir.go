@@ -81,6 +81,9 @@ type Dir struct {
 	random     func([]byte) (int, error)
 	afterMkdir func(tmpName string)
 	wrapFile   func(stream string, f *os.File) fileWriter
+	// publishFault, when set, fails Publish's usual write of
+	// receipt.json with its error (a full disk).
+	publishFault func() error
 }
 
 // errUnusable marks a location that a fallback may replace when the user did
@@ -99,8 +102,9 @@ func (e errUnusable) Unwrap() error { return e.err }
 // for that mode (remembered in the directory's .warned-mode), again when
 // the mode changes or has been private since. Open
 // returns an error, and the caller exits 125, when path is a symbolic link,
-// is not a directory, is owned by another user (root may use a chosen one,
-// with a warning), or cannot be written. When
+// is not a directory, is owned by another user (root included) or
+// writable by group or others (an *UnsafeError, strict.go), or cannot be
+// written. When
 // chosen is false and the default location cannot be used because it is not
 // writable or its parent belongs to another user, Open falls back to
 // [FallbackPath] and adds a warning saying so; a chosen path never falls back.
@@ -144,18 +148,16 @@ func openDir(path string, refuseForeignParent bool) (*Dir, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if fi.Mode()&fs.ModeSymlink == 0 && fi.IsDir() {
-		switch {
-		case ownerOf(fi) != euid && (refuseForeignParent || euid != 0):
-			return nil, nil, errUnusable{fmt.Errorf("tool-outputs directory %s belongs to uid %d", path, ownerOf(fi))}
-		case ownerOf(fi) != euid:
-			// root, told to use someone's directory: every access goes
-			// through the os.Root and exclusive creation, so it is safe.
-			warns = append(warns, fmt.Sprintf("tool-outputs directory %s belongs to uid %d", path, ownerOf(fi)))
-		}
+	if fi.Mode()&fs.ModeSymlink == 0 && fi.IsDir() && ownerOf(fi) != euid {
+		// Another user's, root's too: what they may write there, they
+		// could forge (strict.go). Root is no exception (issue 26).
+		return nil, nil, errUnusable{&UnsafeError{What: "tool-outputs directory", Path: path, Owner: ownerOf(fi), Mode: fi.Mode().Perm(), Foreign: true}}
 	}
 	d, err := openVerified(path, abs, fi)
 	if err != nil {
+		if _, ok := errors.AsType[*UnsafeError](err); ok {
+			err = errUnusable{err} // the default location falls back
+		}
 		return nil, nil, err
 	}
 	root := d.root

@@ -241,7 +241,11 @@ func checkWriteError(t *testing.T, out []byte, wantErr string, total int) {
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("helper output %q: %v", out, err)
 	}
-	if res.State != receipt.CapturePartial || res.Reason == nil || *res.Reason != receipt.ReasonWriteError || res.Error == nil || !strings.Contains(*res.Error, wantErr) {
+	want := receipt.ReasonWriteError
+	if wantErr == "no space left on device" {
+		want = receipt.ReasonDiskFull // issue 26: said in plain words
+	}
+	if res.State != receipt.CapturePartial || res.Reason == nil || *res.Reason != want || res.Error == nil || !strings.Contains(*res.Error, wantErr) {
 		t.Fatalf("result %+v", res)
 	}
 	fi, err := os.Stat(res.Stdout.File)

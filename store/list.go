@@ -51,12 +51,17 @@ type FileEntry struct {
 	Live bool
 }
 
-// CaptureStatus is the capture state of e as `capwrap list` shows it:
-// running; partial with reason killed_with_capwrap or abandoned; the
-// receipt's capture state and reason (complete, or partial with the
-// reason); or unknown when the receipt could not be read.
+// CaptureStatus is the capture state of e as `capwrap list` and `capwrap
+// show` say it: the final receipt's capture state and reason once
+// receipt.json exists (even in the instant before its writer lets go of
+// the lock), or unknown when it could not be read; else running; else
+// partial with reason killed_with_capwrap or abandoned.
 func (e Entry) CaptureStatus() receipt.Capture {
 	switch {
+	case e.Final && e.Receipt == nil:
+		return receipt.Capture{State: receipt.CaptureUnknown}
+	case e.Final:
+		return receipt.Capture{State: e.Receipt.Capture.State, Reason: e.Receipt.Capture.Reason}
 	case e.Running:
 		return receipt.Capture{State: receipt.CaptureRunning}
 	case e.Abandoned && e.KilledWithCapwrap:
@@ -103,9 +108,10 @@ func (e Entry) LiveReceipt(dir string) *receipt.Receipt {
 // unreadable receipt.
 func (e Entry) ProcessStatus() (state receipt.ProcessState, code *int, signal *string) {
 	switch {
-	case e.Running:
+	case e.Final && e.Receipt != nil:
+	case e.Running && !e.Final:
 		return receipt.ProcessRunning, nil, nil
-	case e.Abandoned || e.Receipt == nil:
+	default: // abandoned, or an unreadable receipt
 		return receipt.ProcessUnknown, nil, nil
 	}
 	p := e.Receipt.Process
@@ -166,7 +172,8 @@ func (d *Dir) EndedAt(e Entry, now time.Time) time.Time {
 // and its random rest orders the captures of one second at random.
 // Names that are not capture IDs are ignored. An unreadable receipt is
 // reported in the Entry, not as an error; the error is for the directory
-// itself.
+// itself, or an *UnsafeError for a capture directory capwrap does not
+// trust (another user's, or writable by group or others).
 func (d *Dir) List() ([]Entry, error) {
 	ids, err := d.ids()
 	if err != nil {
@@ -175,7 +182,9 @@ func (d *Dir) List() ([]Entry, error) {
 	entries := make([]Entry, 0, len(ids))
 	for _, id := range ids {
 		e, err := d.Entry(id)
-		if err != nil {
+		if _, unsafe := errors.AsType[*UnsafeError](err); unsafe {
+			return nil, err // refused, not skipped (strict.go)
+		} else if err != nil {
 			continue // vanished (pruned) meanwhile
 		}
 		entries = append(entries, e)
@@ -286,4 +295,43 @@ func (d *Dir) Lookup(prefix string) (string, error) {
 		return found[0], nil
 	}
 	return "", fmt.Errorf("%s matches %d captures: %w", prefix, len(found), ErrAmbiguousID)
+}
+
+// Presented is capture e of d as `capwrap list` and `capwrap show` both
+// present it, decided once here (issue 26: they disagreed about an
+// abandoned capture), at time now:
+//
+//   - final (receipt.json exists): that receipt, as written;
+//   - running: its live receipt with the bytes committed so far
+//     (LiveReceipt), ended_at null;
+//   - abandoned: the live receipt with the capture partial (abandoned,
+//     or killed_with_capwrap), the process state, exit code and signal
+//     null (unknown: no capwrap is left to know them) and its reason
+//     saying why, ended_at the last write to its stream files
+//     ([Dir.EndedAt], the age prune counts from) and duration_ms to it.
+//
+// It is nil for a final capture whose receipt could not be read
+// (e.ReceiptErr says why). The result is e's own receipt, changed.
+func (d *Dir) Presented(e Entry, now time.Time) *receipt.Receipt {
+	if e.Final {
+		return e.Receipt
+	}
+	rc := e.LiveReceipt(filepath.Join(d.path, e.ID))
+	if e.Running {
+		return rc
+	}
+	rc.Capture = e.CaptureStatus()
+	rc.Process.State, rc.Process.ExitCode, rc.Process.Signal = "", nil, nil // null: unknown
+	switch {
+	case e.KilledWithCapwrap:
+		rc.Process.Reason = new("killed with capwrap: capwrap was killed while the command ran, and the command's process group ended with it (SIGTERM from its watchdog, or on Linux from the kernel, and SIGKILL --kill-after later); how the command ended is unknown")
+	case rc.Process.Reason == nil:
+		rc.Process.Reason = new("unknown: capwrap ended without writing the receipt")
+	}
+	end := d.EndedAt(e, now)
+	rc.EndedAt = new(end.UTC().Format(time.RFC3339Nano))
+	if start := e.StartedAt(); !start.IsZero() {
+		rc.DurationMS = new(end.Sub(start).Milliseconds())
+	}
+	return rc
 }

@@ -261,3 +261,31 @@ func TestKilledWithCapwrapEntry(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusFinalWhileLocked: in the instant between receipt.json's
+// publication and the release of the capture's lock, the capture is
+// final: list and show (which prints receipt.json) say the receipt's
+// states, not running (issue 26: one decision for both).
+func TestStatusFinalWhileLocked(t *testing.T) {
+	d := mustOpen(t, t.TempDir())
+	c, err := d.Create(time.Now(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Discard()
+	rc := `{"schema":"capwrap.receipt/v1","ended_at":"2026-11-30T03:06:13Z","process":{"state":"exited","exit_code":3},"capture":{"state":"complete","reason":null}}`
+	if err := os.WriteFile(filepath.Join(c.AbsPath(), receiptName), []byte(rc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, err := d.Entry(c.ID())
+	if err != nil || !e.Running || !e.Final {
+		t.Fatalf("entry %+v %v", e, err)
+	}
+	state, code, _ := e.ProcessStatus()
+	if got := e.CaptureStatus().String(); got != "complete" || state != receipt.ProcessExited || code == nil || *code != 3 {
+		t.Errorf("capture %s, process %s %v; want complete, exited 3", got, state, code)
+	}
+	if p := d.Presented(e, time.Now()); p == nil || p.EndedAt == nil || *p.EndedAt != "2026-11-30T03:06:13Z" {
+		t.Errorf("presented %+v", p)
+	}
+}

@@ -47,8 +47,9 @@ func OpenExisting(path string) (*Dir, error) {
 // openVerified opens the tool-outputs directory at path (abs, absolute),
 // which Lstat described as fi, as an os.Root: one that is a symbolic link
 // or not a directory is refused, and so is one whose name was swapped
-// between the Lstat and the open (SPEC §4). Open and OpenExisting both
-// open through it.
+// between the Lstat and the open (SPEC §4), and so is one that another
+// user owns or that group or others may write to (*UnsafeError, see
+// strict.go). Open and OpenExisting both open through it.
 func openVerified(path, abs string, fi fs.FileInfo) (*Dir, error) {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -63,6 +64,9 @@ func openVerified(path, abs string, fi fs.FileInfo) (*Dir, error) {
 	rfi, err := root.Stat(".")
 	if err == nil && !os.SameFile(fi, rfi) {
 		err = fmt.Errorf("tool-outputs directory %s changed while being opened; refusing it", path)
+	}
+	if err == nil {
+		err = checkTrusted("tool-outputs directory", path, rfi)
 	}
 	if err != nil {
 		root.Close()

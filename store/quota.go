@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -54,12 +55,12 @@ func (c *Capture) reserveMore(need int64) error {
 	d.quotaMu.Lock()
 	defer d.quotaMu.Unlock()
 	if err := flock(d.lock, unix.LOCK_EX); err != nil {
-		return fmt.Errorf("lock quota ledger: %w", err)
+		return fmt.Errorf("lock %s (the --dir-quota ledger): %w", filepath.Join(c.d.path, lockName), err)
 	}
 	defer flock(d.lock, unix.LOCK_UN)
 	used, err := d.usage(c.id)
 	if err != nil {
-		return fmt.Errorf("read quota ledger: %w", err)
+		return fmt.Errorf("count the bytes kept in %s (--dir-quota): %w", c.d.path, UnwrapPath(err))
 	}
 	avail := c.lim.DirQuota - used - c.reserved
 	grant := min(need, max(avail, 0))
@@ -67,7 +68,7 @@ func (c *Capture) reserveMore(need int64) error {
 		return nil
 	}
 	if err := c.recordReservation(c.reserved + grant); err != nil {
-		return fmt.Errorf("record quota reservation: %w", err)
+		return fmt.Errorf("write %s (the bytes it may still keep under --dir-quota): %w", filepath.Join(c.Path(), reservationName), UnwrapPath(err))
 	}
 	c.reserved += grant
 	return nil
@@ -240,6 +241,9 @@ func (d *Dir) probeRunning(id string) (bool, error) {
 	}
 	if !fi.IsDir() {
 		return false, fmt.Errorf("%s is not a directory", id)
+	}
+	if err := checkTrusted("capture directory", filepath.Join(d.path, id), fi); err != nil {
+		return false, err
 	}
 	f, err := d.root.OpenFile(id, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {

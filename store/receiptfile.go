@@ -44,6 +44,15 @@ const maxTempRetries = 8
 //   - a directory, socket, block device or anything else: refused, with
 //     nothing created.
 //
+// In a shared directory (sticky and writable by others, /tmp), a symbolic
+// link, regular file or FIFO that belongs to another user than the
+// effective one and the directory's owner is refused before anything is
+// opened, followed or replaced, as Linux's protected_symlinks,
+// protected_regular and protected_fifos do for other users (issue 26:
+// root, given --receipt-file /tmp/r.json, followed a link planted there
+// and replaced a root-owned file); so is a link's regular target in such
+// a directory.
+//
 // The error does not repeat path except where it names another one.
 func WriteReceiptFile(path string, r *receipt.Receipt) error {
 	b, err := r.MarshalPretty()
@@ -54,6 +63,11 @@ func WriteReceiptFile(path string, r *receipt.Receipt) error {
 }
 
 func writeUserFile(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil {
+		if err := checkShared(path, fi); err != nil {
+			return err // before a link into /proc is taken for a descriptor
+		}
+	}
 	if namesDescriptor(path) {
 		return writeDescriptor(path, data)
 	}
@@ -105,6 +119,9 @@ func writeThroughLink(path string, data []byte) error {
 	}
 	if !tfi.Mode().IsRegular() {
 		return fmt.Errorf("links to %s, which changed meanwhile; refusing it", target)
+	}
+	if err := checkShared(target, tfi); err != nil {
+		return fmt.Errorf("links to %s, which %w", target, err)
 	}
 	if err := replaceFile(target, data); err != nil {
 		return fmt.Errorf("%s: %w", target, err)
@@ -295,4 +312,31 @@ func writeDescriptor(path string, data []byte) error {
 		return UnwrapPath(err)
 	}
 	return UnwrapPath(f.Close())
+}
+
+// checkShared refuses what path names, described by fi (Lstat), when it
+// sits in a shared directory (sticky, writable by group or others) and
+// belongs to neither the effective user nor the directory's owner: the
+// rule of Linux's fs.protected_symlinks, protected_regular and
+// protected_fifos, kept here for root too and on every platform.
+func checkShared(path string, fi fs.FileInfo) error {
+	dir := filepath.Dir(path)
+	dfi, err := os.Stat(dir)
+	if err != nil || dfi.Mode()&fs.ModeSticky == 0 || dfi.Mode().Perm()&0o022 == 0 {
+		return nil
+	}
+	owner := ownerOf(fi)
+	if owner == os.Geteuid() || owner == ownerOf(dfi) {
+		return nil
+	}
+	verb, knob := "write to", "protected_fifos"
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		verb, knob = "follow", "protected_symlinks"
+	case fi.Mode().IsRegular():
+		verb, knob = "replace", "protected_regular"
+	case fi.Mode()&fs.ModeNamedPipe == 0:
+		return nil // a device or socket: refused or written by type
+	}
+	return fmt.Errorf("is %s that %s owns in the shared directory %s (sticky, writable by others); refusing to %s it, as the kernel's %s does", typeName(fi.Mode()), userName(owner), dir, verb, knob)
 }

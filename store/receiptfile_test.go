@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"github.com/capwrap/capwrap/receipt"
 	"io/fs"
 	"net"
 	"os"
@@ -231,5 +232,62 @@ func wantType(typ fs.FileMode) func(t *testing.T, dir, path string) {
 		if fi.Mode().Type()&typ != typ {
 			t.Errorf("%s: type %v, want %v", path, fi.Mode().Type(), typ)
 		}
+	}
+}
+
+// TestReceiptFileSharedDir: in a shared sticky directory, --receipt-file
+// neither follows a symbolic link that another user planted (it pointed
+// at a root-owned file, which root replaced) nor replaces a file that
+// another user owns (issue 26; the kernel's protected_symlinks and
+// protected_regular); nothing is written through them. Runs as root (CI
+// does), to own the planted names as uid 65534.
+func TestReceiptFileSharedDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to plant files owned by another user (uid 65534); CI runs as root")
+	}
+	shared := filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("root's own\n"), 0o600)
+	link := filepath.Join(shared, "r.json")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	proc := filepath.Join(shared, "p.json")
+	os.Symlink("/proc/self/fd/2", proc)
+	os.Lchown(proc, 65534, 65534)
+	theirs := filepath.Join(shared, "theirs.json")
+	os.WriteFile(theirs, []byte("theirs\n"), 0o644)
+	os.Chown(theirs, 65534, 65534)
+	rc := &receipt.Receipt{Schema: receipt.Schema}
+	for _, tc := range []struct{ path, want string }{
+		{link, "refusing to follow it, as the kernel's protected_symlinks does"},
+		{proc, "protected_symlinks"},
+		{theirs, "refusing to replace it, as the kernel's protected_regular does"},
+	} {
+		err := WriteReceiptFile(tc.path, rc)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "uid 65534") {
+			t.Errorf("%s: %v, want an error with %q", filepath.Base(tc.path), err, tc.want)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "root's own\n" {
+		t.Errorf("written through the planted link: %q", b)
+	}
+	if b, _ := os.ReadFile(theirs); string(b) != "theirs\n" {
+		t.Errorf("another user's file replaced: %q", b)
+	}
+	// One's own link in the same directory is followed as before.
+	mine := filepath.Join(shared, "mine.json")
+	os.Symlink(victim, mine)
+	if err := WriteReceiptFile(mine, rc); err != nil {
+		t.Errorf("own link: %v", err)
 	}
 }

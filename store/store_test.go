@@ -683,8 +683,8 @@ func TestOpenWarnsOncePerMode(t *testing.T) {
 		mode os.FileMode
 		warn bool
 	}{
-		{0o755, true}, {0o755, false}, {0o755, false}, {0o775, true}, {0o775, false},
-		{0o700, false}, {0o775, true}, {0o700, false}, {0o700, false},
+		{0o755, true}, {0o755, false}, {0o755, false}, {0o750, true}, {0o750, false},
+		{0o700, false}, {0o750, true}, {0o700, false}, {0o700, false},
 	} {
 		if err := os.Chmod(p, step.mode); err != nil {
 			t.Fatal(err)

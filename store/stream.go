@@ -166,9 +166,9 @@ func (s *StreamWriter) run() {
 		c.queued -= int64(len(buf))
 		switch {
 		case qerr != nil:
-			c.stop(receipt.ReasonWriteError, qerr)
+			c.stop(writeReason(qerr), qerr)
 		case err != nil:
-			c.stop(receipt.ReasonWriteError, s.writeError(err))
+			c.stop(writeReason(err), s.writeError(err))
 		case allowed < len(buf):
 			c.stop(receipt.ReasonDirectoryQuota, nil)
 		}

@@ -285,6 +285,9 @@ func Run(cfg Config) Result {
 // the terminal. Its Err is set when Args[0] cannot be resolved.
 func command(cfg Config) *exec.Cmd {
 	cmd := exec.Command(cfg.Args[0], cfg.Args[1:]...)
+	if err := dirCommand(cfg.Args[0]); err != nil {
+		cmd.Err = err
+	}
 	cmd.Env = cfg.Env
 	cmd.Stdin = os.Stdin
 	if cfg.Stdin != nil {

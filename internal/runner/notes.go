@@ -13,8 +13,8 @@ import (
 // notes are the human lines of the preview (SPEC §5): one for each way the
 // run ended early or the capture lost bytes, with what to do about it.
 // dirArg is the --dir a later capwrap command needs ("" for none, see
-// store.Dir.ReadArg).
-func notes(o *Outcome, cfg Config, dirArg string) []string {
+// store.Dir.ReadArg); c is the run's capture, nil when none was made.
+func notes(o *Outcome, cfg Config, dirArg string, c *store.Capture) []string {
 	var n []string
 	p := o.Process
 	if p.TimedOut {
@@ -40,8 +40,8 @@ func notes(o *Outcome, cfg Config, dirArg string) []string {
 	switch *cs.Reason {
 	case receipt.ReasonCaptureLimit:
 		n = append(n, fmt.Sprintf("capwrap: the capture stopped at --max-capture-bytes %s: what came after is not in its files", text.Bytes(cfg.Limits.MaxCaptureBytes)))
-	case receipt.ReasonDirectoryQuota:
-		n = append(n, fmt.Sprintf("capwrap: the tool-outputs directory is full (--dir-quota %s): what came after is not kept; `%s --older-than 7d` frees space", text.Bytes(cfg.Limits.DirQuota), text.VerbCommand(dirArg, "prune")))
+	case receipt.ReasonDirectoryQuota, receipt.ReasonDiskFull:
+		n = append(n, fullNote(o, cfg, dirArg, c))
 	case receipt.ReasonWriteError:
 		why := "an error"
 		if cs.Error != nil {
@@ -56,4 +56,39 @@ func notes(o *Outcome, cfg Config, dirArg string) []string {
 		n = append(n, fmt.Sprintf("capwrap: the disk under the tool-outputs directory made no progress for %v (--stall-timeout): what came after is not kept", stall.Round(time.Millisecond)))
 	}
 	return n
+}
+
+// fullNote is the line for a capture that stopped because the directory
+// quota or the disk is full (issue 26), in plain words: what is full, how
+// much of this run's output is kept and how much is not, and a remedy
+// that works now: the `prune --keep-last N` that frees at least what was
+// not kept, computed from the captures on disk (store.Dir.AdvisePrune),
+// else raising --dir-quota or freeing the file system.
+func fullNote(o *Outcome, cfg Config, dirArg string, c *store.Capture) string {
+	var kept, lost int64
+	observed := [2]int64{o.Process.ObservedStdout, o.Process.ObservedStderr}
+	for i, r := range []store.StreamResult{o.Store.Stdout, o.Store.Stderr} {
+		kept += r.Committed
+		lost += max(observed[i]-r.Committed, 0)
+	}
+	quota := *o.CaptureState().Reason == receipt.ReasonDirectoryQuota
+	what := "the file system that holds the tool-outputs directory is full (no space left on it)"
+	if quota {
+		what = fmt.Sprintf("the tool-outputs directory reached its quota (--dir-quota %s)", text.Bytes(cfg.Limits.DirQuota))
+	}
+	s := fmt.Sprintf("capwrap: %s: %s of this run's output is kept, the last %s is not; ", what, text.Bytes(kept), text.Bytes(lost))
+	var advice store.PruneAdvice
+	ok := false
+	if c != nil {
+		advice, ok = c.Dir().AdvisePrune(lost, c.ID())
+	}
+	switch {
+	case ok && quota:
+		return s + fmt.Sprintf("`%s --keep-last %d` frees %s (%d older capture%s), or raise --dir-quota", text.VerbCommand(dirArg, "prune"), advice.KeepLast, text.Bytes(advice.Frees), advice.Removes, text.Plural(advice.Removes))
+	case ok:
+		return s + fmt.Sprintf("`%s --keep-last %d` frees %s (%d older capture%s), or free space on that file system or give --dir another one", text.VerbCommand(dirArg, "prune"), advice.KeepLast, text.Bytes(advice.Frees), advice.Removes, text.Plural(advice.Removes))
+	case quota:
+		return s + fmt.Sprintf("no finished capture to prune would free that much: raise --dir-quota to more than %s", text.Bytes(cfg.Limits.DirQuota+lost))
+	}
+	return s + "no finished capture to prune would free that much: free space on that file system, or give --dir another one"
 }

@@ -126,7 +126,7 @@ func (o *Outcome) CaptureState() receipt.Capture {
 func (o *Outcome) captureFailed() bool {
 	cs := o.CaptureState()
 	return cs.State == receipt.CaptureFailed || (cs.Reason != nil &&
-		(*cs.Reason == receipt.ReasonWriteError || *cs.Reason == receipt.ReasonWriterStalled))
+		(*cs.Reason == receipt.ReasonWriteError || *cs.Reason == receipt.ReasonDiskFull || *cs.Reason == receipt.ReasonWriterStalled))
 }
 
 // OwnFailure reports any failure of capwrap's own after the child started.

@@ -140,7 +140,7 @@ func (p *footerPresenter) render(o *Outcome, c *store.Capture, keepers [2]*previ
 		oc, ec = successBudget(oc, keepers[0].Total()), successBudget(ec, keepers[1].Total())
 	}
 	opt := preview.Options{StdoutChars: Budget(oc), StderrChars: Budget(ec),
-		MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg, dirArg),
+		MaxBytes: max(1, p.cfg.PreviewBytes), Failed: o.Failed(), Notes: notes(o, p.cfg, dirArg, c),
 		MaxChars: max(p.cfg.StdoutChars+p.cfg.StderrChars, MaxPrinted) - footerBound(o, c) - noticed}
 	var infos [2]preview.Info
 	p.text, infos[0], infos[1], p.sections = preview.RenderSections(streams[0], streams[1], opt)
