@@ -26,13 +26,14 @@ import (
 	"github.com/creack/pty"
 )
 
-// Bounds of the stress test: in CI it runs for stressBudget (whatever fits,
-// at least stressMinRuns runs), two runs at a time at most (a 2-core
+// Bounds of the stress test: in CI it runs for stressBudget from its start,
+// the builds of the two binaries included (whatever fits, at least
+// stressMinRuns runs), two runs at a time at most (a 2-core
 // machine); CAPWRAP_STRESS_RUNS=N runs exactly N instead, for a longer run
 // by hand, and CAPWRAP_STRESS_SEED replays a seed.
 const (
 	stressBudget  = 45 * time.Second
-	stressMinRuns = 300
+	stressMinRuns = 200
 	stressWorkers = 2
 	stressMaxWait = 20 * time.Second // one run's end, a failure guard only
 )
@@ -55,15 +56,19 @@ type stressRun struct {
 	// first 50 ms go by before the catch, and the moments after it are
 	// the ones where capwrap has something to get wrong.
 	fromCatch bool
-	unsent    bool // the first signal found capwrap ended already
-	sig       syscall.Signal
-	second    syscall.Signal // 0: none
-	gap       time.Duration  // before the second signal
-	status    syscall.WaitStatus
-	took      time.Duration
-	out, err  []byte // stdout and stderr (a pty run: both in out)
-	receipt   map[string]any
-	madeDir   bool
+	// fromCommand counts delay from the moment capwrap's command runs (a
+	// child of capwrap named like it is seen in /proc): the moments of
+	// forwarding, job control and the end.
+	fromCommand bool
+	unsent      bool // the first signal found capwrap ended already
+	sig         syscall.Signal
+	second      syscall.Signal // 0: none
+	gap         time.Duration  // before the second signal
+	status      syscall.WaitStatus
+	took        time.Duration
+	out, err    []byte // stdout and stderr (a pty run: both in out)
+	receipt     map[string]any
+	madeDir     bool
 }
 
 func (r *stressRun) String() string {
@@ -76,8 +81,11 @@ func (r *stressRun) String() string {
 		first = "^C"
 	}
 	from := "the spawn"
-	if r.fromCatch {
+	switch {
+	case r.fromCatch:
 		from = "the catch"
+	case r.fromCommand:
+		from = "the command's start"
 	}
 	bin := "static"
 	if r.cgo {
@@ -117,6 +125,7 @@ func TestStartupSignalStress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds capwrap; runs for a minute")
 	}
+	begun := time.Now()
 	bin, cgoBin := termCapwrap(t), cgoCapwrap(t)
 	if cgoBin == "" {
 		t.Log("no C compiler: the static binary only")
@@ -142,7 +151,7 @@ func TestStartupSignalStress(t *testing.T) {
 		mu                                          sync.Mutex
 		done, crashes, missing, early, left, lost   int
 		ptys, receipts, cancelled, secondSignalRuns int
-		fromCatch, cgoRuns, unsent                  int
+		fromCatch, fromCommand, cgoRuns, unsent     int
 		failures                                    []string
 	)
 	fail := func(r *stressRun, format string, args ...any) {
@@ -160,7 +169,7 @@ func TestStartupSignalStress(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, uint64(w)))
 			for {
 				n := int(next.Add(1)) - 1
-				if n >= runs && (!timed || time.Since(start) >= stressBudget) {
+				if n >= runs && (!timed || time.Since(begun) >= stressBudget) {
 					return
 				}
 				r := planStressRun(n, rng, cgoBin != "")
@@ -190,6 +199,9 @@ func TestStartupSignalStress(t *testing.T) {
 				if r.fromCatch {
 					fromCatch++
 				}
+				if r.fromCommand {
+					fromCommand++
+				}
 				if err != nil {
 					crashes++ // counted as the worst: it must be looked at
 					fail(r, "%v", err)
@@ -204,7 +216,7 @@ func TestStartupSignalStress(t *testing.T) {
 					if p, _ := r.receipt["process"].(map[string]any); p["state"] == "cancelled" {
 						cancelled++
 					}
-				case r.status.Signaled() && !r.madeDir && !r.fromCatch:
+				case r.status.Signaled() && !r.madeDir && !r.fromCatch && !r.fromCommand:
 					early++ // killed before it could catch the signal
 				default:
 					missing++
@@ -232,8 +244,8 @@ func TestStartupSignalStress(t *testing.T) {
 		left += len(stray)
 		failures = append(failures, fmt.Sprintf("processes %v outlived the runs by 10s", stray))
 	}
-	t.Logf("%d runs in %v (%d on a pty, %d with a second signal, %d timed from the catch, %d of the cgo binary): %d runtime crashes, %d without a receipt, %d signalled before capwrap could catch (no receipt, nothing made), %d receipts (%d cancelled before the command started), %d processes left behind, %d signals lost; %d runs had ended before their first signal",
-		done, time.Since(start).Round(time.Second), ptys, secondSignalRuns, fromCatch, cgoRuns, crashes, missing, early, receipts, cancelled, left, lost, unsent)
+	t.Logf("%d runs in %v (%d on a pty, %d with a second signal, %d timed from the catch, %d from the command's start, %d of the cgo binary): %d runtime crashes, %d without a receipt, %d signalled before capwrap could catch (no receipt, nothing made), %d receipts (%d cancelled before the command started), %d processes left behind, %d signals lost; %d runs had ended before their first signal",
+		done, time.Since(start).Round(time.Second), ptys, secondSignalRuns, fromCatch, fromCommand, cgoRuns, crashes, missing, early, receipts, cancelled, left, lost, unsent)
 	for _, f := range failures {
 		t.Error(f)
 	}
@@ -254,7 +266,12 @@ func planStressRun(n int, rng *rand.Rand, withCgo bool) *stressRun {
 	if r.pty && rng.IntN(2) == 0 {
 		r.ctrlC, r.sig = true, syscall.SIGINT
 	}
-	r.fromCatch = !r.pty && rng.IntN(2) == 0
+	switch rng.IntN(3) {
+	case 0:
+		r.fromCatch = !r.pty
+	case 1:
+		r.fromCommand = true
+	}
 	r.cgo = withCgo && rng.IntN(2) == 0
 	if rng.IntN(3) == 0 {
 		r.second, r.gap = sigs[rng.IntN(len(sigs))], time.Duration(rng.IntN(5_001))*time.Microsecond
@@ -270,7 +287,9 @@ func (r *stressRun) run(bin, dir, tag string) error {
 	args := append([]string{"--dir", filepath.Join(dir, "outputs"), "--receipt-file", rf, "--kill-after", "1s", "--"}, r.argv...)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CAPWRAP_DIR=", tag)
+	// GOTRACEBACK=crash: a crash of the runtime dumps every goroutine,
+	// the runtime's frames too, and ends in SIGABRT (a core where allowed).
+	cmd.Env = append(os.Environ(), "CAPWRAP_DIR=", "GOTRACEBACK=crash", tag)
 	var out, errOut bytes.Buffer
 	var master *os.File
 	read := make(chan struct{})
@@ -317,12 +336,15 @@ func (r *stressRun) run(bin, dir, tag string) error {
 			r.unsent = true // capwrap had ended: it was quicker than the delay
 		}
 	}
-	if r.fromCatch {
+	switch {
+	case r.fromCatch:
 		select {
 		case <-caught:
 		case <-ended: // it failed before; the checks below say how
 		case <-time.After(stressMaxWait):
 		}
+	case r.fromCommand:
+		awaitChild(cmd.Process.Pid, r.argv[0], ended)
 	}
 	time.Sleep(r.delay)
 	signal(r.sig, r.ctrlC)
@@ -461,4 +483,27 @@ func cgoCapwrap(t *testing.T) string {
 		cgoBin = bin
 	})
 	return cgoBin
+}
+
+// awaitChild waits until process pid has a child named name (its command,
+// not its watchdog, which is named capwrap), or ended is closed, polling
+// /proc (a quick command may come and go unseen: the run then ends first).
+func awaitChild(pid int, name string, ended <-chan struct{}) {
+	deadline := time.Now().Add(stressMaxWait)
+	for time.Now().Before(deadline) {
+		tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+		for _, task := range tasks {
+			b, _ := os.ReadFile(task)
+			for _, c := range bytes.Fields(b) {
+				if comm, _ := os.ReadFile("/proc/" + string(c) + "/comm"); string(bytes.TrimSpace(comm)) == name {
+					return
+				}
+			}
+		}
+		select {
+		case <-ended:
+			return
+		case <-time.After(200 * time.Microsecond):
+		}
+	}
 }
