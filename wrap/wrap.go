@@ -66,7 +66,8 @@ type Config struct {
 	// reused after Write returns, so a writer must copy what it keeps.
 	// Writes for one stream never overlap; the two streams are written
 	// from two goroutines concurrently. A writer's error is ignored: the
-	// pipe keeps being drained whatever happens downstream.
+	// pipe keeps being drained whatever happens downstream, unless it is
+	// ErrCloseStream.
 	Stdout, Stderr io.Writer
 	// Timeout, when positive, sends SIGTERM to the process group after
 	// this long, then SIGKILL after KillAfter (SPEC §3, as timeout(1)).
@@ -227,6 +228,8 @@ type stream struct {
 	exited    time.Time // the direct child's exit; zero while it runs
 	deadline  time.Time // exit + DrainTimeout + time spent in Write since
 	writeFrom time.Time // start of the Write in progress; zero outside one
+
+	closed atomic.Bool // closed at its writer's request (ErrCloseStream)
 }
 
 // child is one run of a Config's command: what Run's steps share. Each step
@@ -756,7 +759,7 @@ func (s *stream) pump() {
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			s.eof = s.readBuffered(buf)
-			s.cut = !s.eof
+			s.cut = !s.eof && !s.closed.Load()
 			return
 		case err != nil:
 			s.eof = errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO)
@@ -788,7 +791,9 @@ func (s *stream) deliver(p []byte) {
 	s.mu.Lock()
 	s.writeFrom = time.Now()
 	s.mu.Unlock()
-	_, _ = s.dst.Write(p)
+	if _, err := s.dst.Write(p); errors.Is(err, ErrCloseStream) {
+		s.closeEarly()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.deadline.IsZero() {

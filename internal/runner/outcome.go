@@ -69,6 +69,10 @@ type Outcome struct {
 	Kept bool
 	// Strict is --strict: a failure of capwrap's own makes the status 125.
 	Strict bool
+	// ReaderGone says capwrap closed a stream of the command's because the
+	// reader of its own output had gone and the capture kept nothing
+	// more (issue 26; pipeEnd): the command met the end of its pipe.
+	ReaderGone bool
 	// OwnFailures are failures of capwrap's own after the child started
 	// that the capture state does not show: --receipt-file, receipt.json
 	// or the preview could not be written (SPEC §3).
@@ -342,6 +346,8 @@ func (o *Outcome) processReceipt() receipt.Process {
 		p.Reason = new(o.forwardedText())
 	case res.StartErr != nil:
 		p.Reason = new(res.StartErr.Error())
+	case o.ReaderGone:
+		p.Reason = new(readerGoneReason)
 	}
 	return p
 }
