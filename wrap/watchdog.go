@@ -226,7 +226,7 @@ func WatchdogMain(in io.Reader, args []string) int {
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	switch {
 	case pgid > 0 && groupAlive(pgid):
-		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog sent SIGTERM to process group %d and the command's descendants at %s, and SIGKILL %v later to any still alive\n",
+		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog sent SIGTERM to process group %d at %s (and to the command's processes outside it), and SIGKILL %v later to any still alive\n",
 			pgid, now, killAfter), noteGrace)
 	case len(marked()) > 0 && !exited:
 		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog sent SIGTERM to the command's processes at %s, and SIGKILL %v later to any still alive\n",
