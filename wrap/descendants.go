@@ -26,6 +26,11 @@ type Descendant struct {
 	Holds   string
 }
 
+// DescendantsListed is the most descendants Result.Descendants lists
+// besides those that held a stream (pipeHolders); DescendantCount counts
+// them all.
+const DescendantsListed = 10
+
 // CommandMax is the most bytes of a descendant's command line that
 // Descendant.Command keeps.
 const CommandMax = 80
@@ -178,8 +183,11 @@ func (c *child) leftBehind() {
 			}
 		}
 	}
+	c.res.DescendantCount = len(pids)
 	for _, pid := range pids {
-		c.res.Descendants = append(c.res.Descendants, Descendant{PID: pid, Command: cut(procCommand(pid), CommandMax), Holds: holds[pid]})
+		if len(c.res.Descendants) < DescendantsListed || holds[pid] != "" {
+			c.res.Descendants = append(c.res.Descendants, Descendant{PID: pid, Command: cut(procCommand(pid), CommandMax), Holds: holds[pid]})
+		}
 	}
 	if c.cfg.LeaveDescendants {
 		c.res.DescendantsLeft = true

@@ -214,11 +214,15 @@ type Result struct {
 	ObservedStdout, ObservedStderr int64
 	// Descendants are the processes the command started that were still
 	// alive after it ended on its own and its streams were drained, at
-	// most a bounded list (SPEC §3); nil when none. DescendantsLeft says
+	// most DescendantsListed of them, first found first, and every one
+	// that held a stream at the drain timeout (SPEC §3); nil when none. DescendantsLeft says
 	// they were left running (Config.LeaveDescendants); else capwrap
 	// ended them.
 	Descendants     []Descendant
 	DescendantsLeft bool
+	// DescendantCount is how many descendants there were (Descendants
+	// lists at most DescendantsListed, and those that held a stream).
+	DescendantCount int
 }
 
 // stream is one of the child's two output channels as capwrap reads it.

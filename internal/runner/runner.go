@@ -266,21 +266,22 @@ func (r *run) spawn() {
 	liveWritten := make(chan struct{})
 	var liveTimer, noticeTimer *time.Timer
 	r.out.Process = wrap.Run(wrap.Config{
-		Watchdog:     wd,
-		Args:         cfg.Argv,
-		Env:          cfg.Environ,
-		Stdin:        cfg.Stdin,
-		StdoutMark:   EnvNested,
-		Stdout:       r.sinks[0],
-		Stderr:       r.sinks[1],
-		Timeout:      cfg.Timeout,
-		KillAfter:    cfg.KillAfter,
-		DrainTimeout: cfg.DrainTimeout,
-		TTY:          r.tty,
-		Foreground:   aloneAtKeyboard(cfg),
-		PTY:          r.pty,
-		Caught:       sigcatch.C(),
-		Signals:      r.signals,
+		Watchdog:         wd,
+		Args:             cfg.Argv,
+		Env:              cfg.Environ,
+		Stdin:            cfg.Stdin,
+		StdoutMark:       EnvNested,
+		LeaveDescendants: cfg.LeaveDescendants,
+		Stdout:           r.sinks[0],
+		Stderr:           r.sinks[1],
+		Timeout:          cfg.Timeout,
+		KillAfter:        cfg.KillAfter,
+		DrainTimeout:     cfg.DrainTimeout,
+		TTY:              r.tty,
+		Foreground:       aloneAtKeyboard(cfg),
+		PTY:              r.pty,
+		Caught:           sigcatch.C(),
+		Signals:          r.signals,
 		OnStart: func(pid int) {
 			if cfg.Hooks != nil {
 				// A job's capture and live receipt are made at once:
@@ -312,6 +313,7 @@ func (r *run) spawn() {
 	if noticeTimer != nil {
 		noticeTimer.Stop()
 	}
+
 	if cfg.Hooks != nil {
 		r.out.SignalFrom = cfg.Hooks.Exited(r.out.Process.Forwarded)
 	}
@@ -380,6 +382,14 @@ func (r *run) settle() error {
 		}
 		r.d.Errorf("%s", sanitize(policy, startErrorText(r.cfg.Argv[0], o.Process)))
 		o.Process.StartErr = sanitized
+	}
+	// The command lines of the processes the command left running are
+	// sanitized as its own label is, for the human line and the receipt.
+	for i, d := range o.Process.Descendants {
+		o.Process.Descendants[i].Command = sanitize(policy, d.Command)
+	}
+	if line := descendantsLine(o.Process); line != "" {
+		r.d.Warnf("%s", line)
 	}
 	for i, s := range r.sinks {
 		released, raw, valid := s.ledger.facts()
