@@ -39,3 +39,32 @@ func BenchmarkRunPump(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSubreaper is the start-up cost of becoming the command tree's
+// subreaper (one prctl or procctl).
+func BenchmarkSubreaper(b *testing.B) {
+	for b.Loop() {
+		becomeSubreaper()
+	}
+}
+
+// BenchmarkLeftBehindCheck is the look at the end of every run for
+// descendants left behind, with none there but a watchdog (as in capwrap).
+func BenchmarkLeftBehindCheck(b *testing.B) {
+	wd, err := StartWatchdog(time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer wd.Disarm()
+	c := &child{pid: 1 << 22}
+	spawnMu.Lock()
+	runs++
+	spawnMu.Unlock()
+	defer func() { spawnMu.Lock(); runs--; spawnMu.Unlock() }()
+	for b.Loop() {
+		c.leftBehind()
+		if c.res.DescendantCount != 0 {
+			b.Fatal("descendants found")
+		}
+	}
+}

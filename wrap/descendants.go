@@ -80,7 +80,7 @@ func reapOrphans(tree []proc) {
 // the command's group or carrying its mark, Config.StdoutMark). Zombie
 // orphans are reaped on the way and left out.
 func (c *child) tree() []proc {
-	all := listTree()
+	all := listTree(othersOwn(c.pid))
 	reapOrphans(all)
 	spawnMu.Lock()
 	alone := runs == 1
@@ -107,6 +107,19 @@ func (c *child) tree() []proc {
 		}
 	}
 	return out
+}
+
+// othersOwn is listTree's skip for a run whose command is pid: the
+// other children capwrap waits for itself (a watchdog, another run's
+// command), whose subtrees are not the run's.
+func othersOwn(pid int) func(int) bool {
+	spawnMu.Lock()
+	skip := make(map[int]bool, len(owned))
+	for p := range owned {
+		skip[p] = p != pid
+	}
+	spawnMu.Unlock()
+	return func(p int) bool { return skip[p] }
 }
 
 // pgidOf is pid's process group, 0 if unknown.
@@ -165,9 +178,12 @@ func (c *child) signalTree(sig syscall.Signal) {
 // Result.Descendants and, unless Config.LeaveDescendants, ended: SIGTERM
 // (and SIGCONT), then SIGKILL KillAfter later to whatever is left (SPEC
 // §3: nothing capwrap started outlives it unseen). The first look is
-// cheap (capwrap's children, one read per thread); the tree is walked only
-// when it finds something.
+// cheap (anyOrphan: one read of a children file, and the command's group);
+// the tree is walked only when it finds something.
 func (c *child) leftBehind() {
+	if !anyOrphan(othersOwn(0)) && !groupAlive(c.pid) {
+		return
+	}
 	t := c.tree()
 	pids := live(t)
 	if len(pids) == 0 {

@@ -10,8 +10,9 @@ import (
 // through their parents, from the kern.proc.all sysctl (macOS has no
 // subreaper: an orphan is re-parented to launchd and is not found here),
 // each with the direct child of capwrap it descends from and whether it is
-// a zombie.
-func listTree() []proc {
+// a zombie. A direct child for which skip is true is left out with its
+// subtree.
+func listTree(skip func(pid int) bool) []proc {
 	all, err := unix.SysctlKinfoProcSlice("kern.proc.all")
 	if err != nil {
 		return nil
@@ -30,6 +31,9 @@ func listTree() []proc {
 		for _, k := range kids[pid] {
 			t := top
 			if pid == self {
+				if skip(k) {
+					continue
+				}
 				t = k
 			}
 			out = append(out, proc{pid: k, top: t, zombie: zombie[k]})
@@ -61,3 +65,6 @@ func markedProcs(entry string, since uint64) []int { return nil }
 
 // procStart returns 0 (see markedProcs).
 func procStart(pid int) uint64 { return 0 }
+
+// anyOrphan reports true: there is no cheaper look than listTree here.
+func anyOrphan(skip func(pid int) bool) bool { return true }

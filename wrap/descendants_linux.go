@@ -15,11 +15,12 @@ import (
 // it is a zombie. It reads /proc/PID/task/*/children (one small read per
 // thread, CONFIG_PROC_CHILDREN), walking down from capwrap; where the kernel
 // has no such file it scans /proc/*/stat once for the parent of every
-// process. The list is a snapshot: a process may end or fork meanwhile.
-func listTree() []proc {
+// process. A direct child for which skip is true is left out with its
+// subtree. The list is a snapshot: a process may end or fork meanwhile.
+func listTree(skip func(pid int) bool) []proc {
 	self := os.Getpid()
 	if !childrenFiles() {
-		return scanTree(self)
+		return scanTree(self, skip)
 	}
 	var out []proc
 	type item struct{ pid, top int }
@@ -30,6 +31,9 @@ func listTree() []proc {
 		for _, k := range childrenOf(it.pid) {
 			top := it.top
 			if it.pid == self {
+				if skip(k) {
+					continue
+				}
 				top = k
 			}
 			state, _, ok := procStat(k)
@@ -76,7 +80,7 @@ func childrenOf(pid int) []int {
 }
 
 // scanTree is listTree from one scan of /proc/*/stat.
-func scanTree(self int) []proc {
+func scanTree(self int, skip func(pid int) bool) []proc {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	kids := map[int][]int{}
 	zombie := map[int]bool{}
@@ -98,6 +102,9 @@ func scanTree(self int) []proc {
 		for _, k := range kids[pid] {
 			t := top
 			if pid == self {
+				if skip(k) {
+					continue
+				}
 				t = k
 			}
 			out = append(out, proc{pid: k, top: t, zombie: zombie[k]})
@@ -226,4 +233,25 @@ func markedProcs(entry string, since uint64) []int {
 		}
 	}
 	return out
+}
+
+// anyOrphan is the cheap look, at the end of a run, for descendants left
+// behind: once the command has been reaped, every surviving descendant's
+// top-most ancestor is an orphan re-parented to capwrap (becomeSubreaper),
+// which Linux attaches to capwrap's main thread (the first live thread,
+// find_alive_thread; Go never ends its main thread). So one read of that
+// thread's children file says whether anything but skipped children (a
+// watchdog) is there. Without the file it reports true: look properly.
+func anyOrphan(skip func(pid int) bool) bool {
+	pid := os.Getpid()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	if err != nil {
+		return true
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if k, err := strconv.Atoi(f); err != nil || !skip(k) {
+			return true
+		}
+	}
+	return false
 }

@@ -48,8 +48,9 @@ func alive(pid int) bool {
 	if runtime.GOOS != "linux" {
 		return true
 	}
-	f := statFields(pid)
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	i := strings.LastIndexByte(string(b), ')')
+	return err == nil && i > 0 && len(b) > i+2 && b[i+2] != 'Z' && b[i+2] != 'X'
 }
 
 // gone waits, up to 10 s, for pid to be no live process; a process
@@ -163,7 +164,7 @@ func TestOrphansReapedStatusKept(t *testing.T) {
 	if res.State != StateExited || res.ExitCode != 7 {
 		t.Fatalf("state %s exit %d, want exited 7", res.State, res.ExitCode)
 	}
-	tree := listTree()
+	tree := listTree(func(int) bool { return false })
 	spawnMu.Lock()
 	defer spawnMu.Unlock()
 	for _, p := range tree {
