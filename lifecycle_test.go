@@ -183,7 +183,9 @@ func TestWatchdogDisarmed(t *testing.T) {
 		t.Skip("builds capwrap")
 	}
 	dir := t.TempDir()
-	cmd := startCapwrap(t, dir, "--drain-timeout", "200ms", "--kill-after", "1s", "--",
+	// --leave-descendants: capwrap itself would end it otherwise (README
+	// "Process"); here only the watchdog's restraint is looked at.
+	cmd := startCapwrap(t, dir, "--drain-timeout", "200ms", "--kill-after", "1s", "--leave-descendants", "--",
 		"sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $! > pids`)
 	pids := readPIDs(t, dir, 1)
 	if err := cmd.Wait(); err != nil {
