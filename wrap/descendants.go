@@ -246,3 +246,14 @@ func cut(s string, n int) string {
 
 // utf8Start reports whether b starts a UTF-8 sequence.
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// onlyChildren keeps the direct children of capwrap from a listTree.
+func onlyChildren(t []proc) []proc {
+	var out []proc
+	for _, p := range t {
+		if p.pid == p.top {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -74,3 +74,6 @@ func procStart(pid int) uint64 { return 0 }
 
 // anyOrphan reports true: there is no cheaper look than listTree here.
 func anyOrphan(skip func(pid int) bool) bool { return true }
+
+// ownChildren is capwrap's children (but those skip names) from listTree.
+func ownChildren(skip func(pid int) bool) []proc { return onlyChildren(listTree(skip)) }

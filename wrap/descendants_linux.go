@@ -255,3 +255,22 @@ func anyOrphan(skip func(pid int) bool) bool {
 	}
 	return false
 }
+
+// ownChildren is listTree's first level only: capwrap's children (but
+// those skip names) with their states, for reapOrphans on SIGCHLD, which
+// need not walk the command's whole tree.
+func ownChildren(skip func(pid int) bool) []proc {
+	if !childrenFiles() {
+		return onlyChildren(listTree(skip))
+	}
+	var out []proc
+	for _, k := range childrenOf(os.Getpid()) {
+		if skip(k) {
+			continue
+		}
+		if state, _, ok := procStat(k); ok {
+			out = append(out, proc{pid: k, top: k, zombie: state == 'Z' || state == 'X'})
+		}
+	}
+	return out
+}

@@ -487,7 +487,7 @@ func (c *child) supervise() {
 		case <-c.killC:
 			c.escalate()
 		case <-c.chldC:
-			reapOrphans(listTree(othersOwn(c.pid)))
+			reapOrphans(ownChildren(othersOwn(c.pid)))
 		case ws := <-c.waits:
 			if !ws.Stopped() {
 				c.cfg.Watchdog.exited(c.cfg.LeaveDescendants) // should capwrap die while draining, the command did not end with it
@@ -536,7 +536,7 @@ func (c *child) drain() {
 		case <-c.killC:
 			c.escalate()
 		case <-c.chldC:
-			reapOrphans(listTree(othersOwn(c.pid)))
+			reapOrphans(ownChildren(othersOwn(c.pid)))
 		}
 	}
 }
