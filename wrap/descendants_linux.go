@@ -256,16 +256,20 @@ func anyOrphan(skip func(pid int) bool) bool {
 	return false
 }
 
-// ownChildren is listTree's first level only: capwrap's children (but
-// those skip names) with their states, for reapOrphans on SIGCHLD, which
-// need not walk the command's whole tree.
+// ownChildren is the orphans among capwrap's children (but those skip
+// names) with their states, for reapOrphans on SIGCHLD: Linux attaches
+// an orphan to capwrap's main thread (see anyOrphan), so one read of that
+// thread's children file finds them, with no walk of the command's tree.
 func ownChildren(skip func(pid int) bool) []proc {
 	if !childrenFiles() {
 		return onlyChildren(listTree(skip))
 	}
+	pid := os.Getpid()
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
 	var out []proc
-	for _, k := range childrenOf(os.Getpid()) {
-		if skip(k) {
+	for _, f := range strings.Fields(string(b)) {
+		k, err := strconv.Atoi(f)
+		if err != nil || skip(k) {
 			continue
 		}
 		if state, _, ok := procStat(k); ok {
