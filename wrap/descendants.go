@@ -143,28 +143,35 @@ func live(t []proc) []int {
 }
 
 // treeAlive reports whether the command's group or one of the run's
-// descendants has a live member.
+// descendants has a live member. The tree is looked at first: where
+// capwrap is the subreaper it holds every member of the group, and
+// groupAlive may scan all of /proc.
 func (c *child) treeAlive() bool {
-	if groupAlive(c.pid) {
+	if len(live(c.tree())) > 0 {
 		return true
 	}
-	return len(live(c.tree())) > 0
+	return groupAlive(c.pid)
 }
 
-// signalTree sends sig to the command's process group and to every live
-// descendant of the run (tree), in whatever group or session it is: SPEC
-// §3, on --timeout, a forwarded ending signal (capwrap stop), kill-after
-// and the end of a run. The list is taken again, at most three times,
-// until it holds no process not yet signalled (one forked meanwhile).
-func (c *child) signalTree(sig syscall.Signal) {
-	_ = syscall.Kill(-c.pid, sig)
+// signalTree sends sigs, in order, to the command's process group and to
+// every live descendant of the run (tree), in whatever group or session it
+// is: SPEC §3, on --timeout, a forwarded ending signal (capwrap stop),
+// kill-after and the end of a run. The list is taken again, at most three
+// times, until it holds no process not yet signalled (one forked
+// meanwhile).
+func (c *child) signalTree(sigs ...syscall.Signal) {
+	for _, sig := range sigs {
+		_ = syscall.Kill(-c.pid, sig)
+	}
 	sent := map[int]bool{}
 	for range 3 {
 		fresh := false
 		for _, pid := range live(c.tree()) {
 			if !sent[pid] {
 				sent[pid], fresh = true, true
-				_ = syscall.Kill(pid, sig)
+				for _, sig := range sigs {
+					_ = syscall.Kill(pid, sig)
+				}
 			}
 		}
 		if !fresh {
@@ -216,8 +223,7 @@ func (c *child) leftBehind() {
 // KillAfter later to whatever is still alive, and a wait of up to a
 // second for that to take.
 func (c *child) endTree() {
-	c.signalTree(syscall.SIGTERM)
-	c.signalTree(syscall.SIGCONT)
+	c.signalTree(syscall.SIGTERM, syscall.SIGCONT)
 	deadline := time.Now().Add(c.cfg.KillAfter)
 	for c.treeAlive() {
 		if time.Now().After(deadline) {

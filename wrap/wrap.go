@@ -648,8 +648,7 @@ func (c *child) relay(sig os.Signal) {
 		// Also to the descendants that left the group (setsid), and,
 		// as a stopped group would only act on it once continued (as
 		// timeout(1) does), SIGCONT follows.
-		c.signalTree(s)
-		c.signalTree(syscall.SIGCONT)
+		c.signalTree(s, syscall.SIGCONT)
 		if c.kill == nil {
 			c.armKill(true)
 		}
@@ -660,8 +659,9 @@ func (c *child) relay(sig os.Signal) {
 // for SIGKILL KillAfter later, unless a forwarded signal armed it first.
 func (c *child) expire() {
 	c.res.TimedOut = true
-	c.signalTree(syscall.SIGTERM) // the group and every descendant, in whatever group
-	c.signalTree(syscall.SIGCONT) // a stopped process receives it too
+	// The group and every descendant, in whatever group; SIGCONT so that
+	// a stopped process receives it too.
+	c.signalTree(syscall.SIGTERM, syscall.SIGCONT)
 	if c.kill == nil {
 		c.armKill(false)
 	}
