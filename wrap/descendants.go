@@ -147,7 +147,19 @@ func live(t []proc) []int {
 // capwrap is the subreaper it holds every member of the group, and
 // groupAlive may scan all of /proc.
 func (c *child) treeAlive() bool {
-	if len(live(c.tree())) > 0 {
+	pids := live(c.tree())
+	if c.endSig != 0 {
+		// One not signalled yet: on its way to capwrap (re-parented
+		// from a parent that just died) when the tree was walked.
+		for _, pid := range pids {
+			if !c.signalled[pid] {
+				c.signalled[pid] = true
+				_ = syscall.Kill(pid, c.endSig)
+				_ = syscall.Kill(pid, syscall.SIGCONT)
+			}
+		}
+	}
+	if len(pids) > 0 {
 		return true
 	}
 	return groupAlive(c.pid)
@@ -159,9 +171,15 @@ func (c *child) treeAlive() bool {
 // kill-after and the end of a run. The list is taken again, at most three
 // times, until it holds no process not yet signalled (one forked
 // meanwhile).
+//
+// The descendants are signalled before the group, while their parents
+// still live: a child whose parent dies is, for a moment, in neither's
+// children list. An ending signal (or SIGKILL) is remembered, so that
+// treeAlive sends it to a descendant seen only later.
 func (c *child) signalTree(sigs ...syscall.Signal) {
-	for _, sig := range sigs {
-		_ = syscall.Kill(-c.pid, sig)
+	if ending(sigs[0]) || sigs[0] == syscall.SIGKILL {
+		c.endSig = sigs[0]
+		c.signalled = map[int]bool{}
 	}
 	sent := map[int]bool{}
 	for range 3 {
@@ -175,7 +193,15 @@ func (c *child) signalTree(sigs ...syscall.Signal) {
 			}
 		}
 		if !fresh {
-			return
+			break
+		}
+	}
+	for _, sig := range sigs {
+		_ = syscall.Kill(-c.pid, sig)
+	}
+	if c.signalled != nil && c.endSig == sigs[0] {
+		for pid := range sent {
+			c.signalled[pid] = true
 		}
 	}
 }

@@ -250,14 +250,17 @@ type stream struct {
 // fills in the fields the later ones read; release undoes, once Run has its
 // Result, what the steps set up.
 type child struct {
-	cfg     Config
-	res     Result // being built; Run returns it
-	cmd     *exec.Cmd
-	pid     int              // the child's PID and process group ID; 0 until it runs
-	mark    string           // NAME=VALUE of Config.StdoutMark in the child's environment; "" without
-	chldC   chan os.Signal   // SIGCHLD, where capwrap is a subreaper: an orphan to reap
-	streams []*stream        // stdout's, stderr's; none with Inherit
-	sigs    <-chan os.Signal // Config.Caught
+	cfg   Config
+	res   Result // being built; Run returns it
+	cmd   *exec.Cmd
+	pid   int            // the child's PID and process group ID; 0 until it runs
+	mark  string         // NAME=VALUE of Config.StdoutMark in the child's environment; "" without
+	chldC chan os.Signal // SIGCHLD, where capwrap is a subreaper: an orphan to reap
+
+	endSig    syscall.Signal   // the last ending signal (or SIGKILL) signalTree sent; 0 before
+	signalled map[int]bool     // the descendants that got endSig (treeAlive sends it to the others)
+	streams   []*stream        // stdout's, stderr's; none with Inherit
+	sigs      <-chan os.Signal // Config.Caught
 
 	drained chan struct{}           // closed when both pumps have returned
 	waits   chan syscall.WaitStatus // from waitChild: each stop, then the end
