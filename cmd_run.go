@@ -106,9 +106,9 @@ func (o *options) config(argv []string) (runner.Config, error) {
 		StdoutChars: o.stdoutChars, StderrChars: o.stderrChars, PreviewBytes: int(o.previewBytes),
 		Redaction: runner.Redaction{Off: o.noRedact, EnvNames: o.redactEnv, AllowEnv: o.redactAllowEnv, Files: o.redactFile, Patterns: o.redactPat},
 		NoLabel:   o.noLabel, ReceiptFile: o.receiptFile, Strict: o.strict,
-		LeaveDescendants: o.leaveDesc,
-		Getenv:           os.Getenv, Environ: os.Environ(),
+		Getenv: os.Getenv, Environ: os.Environ(),
 	}
+	cfg.LeaveDescendants = o.leaveDesc
 	cfg.Limits = store.DefaultLimits()
 	cfg.Limits.MaxCaptureBytes = int64(o.maxCapture)
 	cfg.Limits.DirQuota = int64(o.dirQuota)

@@ -266,22 +266,21 @@ func (r *run) spawn() {
 	liveWritten := make(chan struct{})
 	var liveTimer, noticeTimer *time.Timer
 	r.out.Process = wrap.Run(wrap.Config{
-		Watchdog:         wd,
-		Args:             cfg.Argv,
-		Env:              cfg.Environ,
-		Stdin:            cfg.Stdin,
-		StdoutMark:       EnvNested,
-		LeaveDescendants: cfg.LeaveDescendants,
-		Stdout:           r.sinks[0],
-		Stderr:           r.sinks[1],
-		Timeout:          cfg.Timeout,
-		KillAfter:        cfg.KillAfter,
-		DrainTimeout:     cfg.DrainTimeout,
-		TTY:              r.tty,
-		Foreground:       aloneAtKeyboard(cfg),
-		PTY:              r.pty,
-		Caught:           sigcatch.C(),
-		Signals:          r.signals,
+		Watchdog:     wd,
+		Args:         cfg.Argv,
+		Env:          cfg.Environ,
+		Stdin:        cfg.Stdin,
+		StdoutMark:   EnvNested,
+		Stdout:       r.sinks[0],
+		Stderr:       r.sinks[1],
+		Timeout:      cfg.Timeout,
+		KillAfter:    cfg.KillAfter,
+		DrainTimeout: cfg.DrainTimeout,
+		TTY:          r.tty,
+		Foreground:   aloneAtKeyboard(cfg),
+		PTY:          r.pty,
+		Caught:       sigcatch.C(),
+		Signals:      r.signals,
 		OnStart: func(pid int) {
 			if cfg.Hooks != nil {
 				// A job's capture and live receipt are made at once:
@@ -309,11 +308,11 @@ func (r *run) spawn() {
 				})
 			}
 		},
+		LeaveDescendants: cfg.LeaveDescendants,
 	})
 	if noticeTimer != nil {
 		noticeTimer.Stop()
 	}
-
 	if cfg.Hooks != nil {
 		r.out.SignalFrom = cfg.Hooks.Exited(r.out.Process.Forwarded)
 	}
