@@ -112,6 +112,7 @@ func (o *options) config(argv []string) (runner.Config, error) {
 		NoLabel:   o.noLabel, ReceiptFile: o.receiptFile, Strict: o.strict,
 		Getenv: os.Getenv, Environ: os.Environ(),
 	}
+	cfg.LeaveDescendants = o.leaveDesc
 	cfg.Limits = store.DefaultLimits()
 	cfg.Limits.MaxCaptureBytes = int64(o.maxCapture)
 	cfg.Limits.DirQuota = int64(o.dirQuota)

@@ -49,6 +49,7 @@ type options struct {
 	dirQuota        size
 	queueBytes      size
 	strict          bool
+	leaveDesc       bool
 	noRedact        bool
 	redactEnv       []string
 	redactAllowEnv  []string
@@ -116,6 +117,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.Var(&o.queueBytes, "queue-bytes", "write queue between the pipe reader and the file writer, 1 byte to 1G")
 	fs.Var(durationVar(&o.stallTimeout, 10*time.Second), "stall-timeout", "stop persisting when the file writer makes no progress this long")
 	fs.BoolVar(&o.strict, "strict", false, "exit 125 when capwrap itself failed (e.g. disk full)")
+	fs.BoolVar(&o.leaveDesc, "leave-descendants", false, "leave running the processes the command started that outlive it (default: end them)")
 	fs.BoolVar(&o.noRedact, "no-redact", false, "write output unsanitized (no credential masking)")
 	fs.StringArrayVar(&o.redactEnv, "redact-env", nil, "also mask the value of this environment variable (repeatable)")
 	fs.StringArrayVar(&o.redactAllowEnv, "redact-allow-env", nil, "do not mask this variable, whose name looks secret but whose value is not (repeatable)")

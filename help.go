@@ -299,10 +299,18 @@ the command; should capwrap die before it (SIGKILL, a crash), the job is
 stopped: SIGTERM, then SIGKILL --kill-after later. 0: never. Excludes
 --background (a flag beats the other flag's variable).
 `,
-	"timeout": `On expiry SIGTERM goes to the command's process group, SIGKILL after
+	"timeout": `On expiry SIGTERM goes to the command's process group and to every
+descendant that left it (setsid; Linux and FreeBSD), SIGKILL after
 --kill-after, and capwrap exits 124; the receipt still records the command's
 own code or signal. Durations, for every flag that takes one (the verbs'
 too): Go syntax (500ms, 10s, 2m, 1h30m) or days of 24 hours (7d, 1d12h, 2.5d).
+`,
+	"leave-descendants": `By default the processes the command started that are still alive once it
+has ended and its output is drained (sleep 30 &, a daemon) are ended:
+SIGTERM, then SIGKILL --kill-after later, since nothing capwrap started may
+outlive it unseen. With this flag they are left running. Either way one
+line on stderr names them (pid and command) and the receipt's descendants
+object counts them.
 `,
 	"kill-after": `The grace period before SIGKILL: after a --timeout's SIGTERM, and after a
 SIGINT, SIGTERM, SIGHUP or SIGQUIT that capwrap received and passed on to

@@ -183,7 +183,9 @@ func TestWatchdogDisarmed(t *testing.T) {
 		t.Skip("builds capwrap")
 	}
 	dir := t.TempDir()
-	cmd := startCapwrap(t, dir, "--drain-timeout", "200ms", "--kill-after", "1s", "--",
+	// --leave-descendants: capwrap itself would end it otherwise (README
+	// "Process"); here only the watchdog's restraint is looked at.
+	cmd := startCapwrap(t, dir, "--drain-timeout", "200ms", "--kill-after", "1s", "--leave-descendants", "--",
 		"sh", "-c", `sleep 300 >/dev/null 2>&1 & echo $! > pids`)
 	pids := readPIDs(t, dir, 1)
 	if err := cmd.Wait(); err != nil {
@@ -287,22 +289,40 @@ func TestLauncherKilledBeforeHandBack(t *testing.T) {
 
 // TestWatchdogEarlyKill: a capwrap killed a few milliseconds after it
 // started, while it is still starting its command (before the watchdog
-// knows the command's group), leaves nothing behind either.
+// knows the command's group), leaves nothing behind either; also a
+// command that ignores SIGTERM (so the parent-death SIGTERM does not end
+// it), which the watchdog finds by the mark in its environment (issue 26:
+// 5 of 404 aimed kills left one running).
 func TestWatchdogEarlyKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds capwrap")
 	}
+	for _, ignoring := range []bool{false, true} {
+		t.Run("ignoring TERM="+strconv.FormatBool(ignoring), func(t *testing.T) { earlyKills(t, ignoring) })
+	}
+}
+
+// earlyKills is TestWatchdogEarlyKill's 60 kills of a capwrap running
+// `sleep TAG`; with ignoring, capwrap is started with SIGTERM ignored
+// (trap "" TERM; exec capwrap), so its command inherits the ignore and
+// the kernel's parent-death SIGTERM cannot end it: the watchdog must, by
+// the group it was armed with or, killed before it was, by the mark. The
+// kills are spread over the first 15 ms.
+func earlyKills(t *testing.T, ignoring bool) {
 	bin := termCapwrap(t)
 	tag := strconv.Itoa(5000000 + os.Getpid()%100000)
 	var cmds []*exec.Cmd
 	for i := range 60 {
 		cmd := exec.Command(bin, "--kill-after", "1s", "--", "sleep", tag)
+		if ignoring {
+			cmd = exec.Command("sh", "-c", `trap "" TERM; exec "$0" --kill-after 1s -- sleep "$1"`, bin, tag)
+		}
 		cmd.Dir = t.TempDir()
 		cmd.Env = append(os.Environ(), "CAPWRAP_DIR=")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(i%30) * 100 * time.Microsecond)
+		time.Sleep(time.Duration(i%60) * 250 * time.Microsecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		cmds = append(cmds, cmd)

@@ -26,7 +26,7 @@ _capwrap() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     local flags="--dir --keep --tee --preview --quiet --receipt-file --events --background
         --background-after --timeout --kill-after --drain-timeout --notice-after --stdout-chars --stderr-chars --preview-bytes
-        --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict
+        --max-capture-bytes --dir-quota --queue-bytes --stall-timeout --strict --leave-descendants
         --no-redact --redact-env --redact-allow-env --redact-file --redact-pattern --no-label --pty
         --color --command --help --version"
     local verbs="list show read export prune wait stop help"

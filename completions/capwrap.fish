@@ -117,6 +117,7 @@ complete -c capwrap -n __capwrap_no_subject -l dir-quota -x -d 'bytes kept by al
 complete -c capwrap -n __capwrap_no_subject -l queue-bytes -x -d 'write queue size'
 complete -c capwrap -n __capwrap_no_subject -l stall-timeout -x -d 'stop persisting after no progress'
 complete -c capwrap -n __capwrap_no_subject -l strict -d 'exit 125 when capwrap itself failed'
+complete -c capwrap -n __capwrap_no_subject -l leave-descendants -d 'leave running the processes the command left behind'
 complete -c capwrap -n __capwrap_no_subject -l no-redact -d 'write output unsanitized'
 complete -c capwrap -n __capwrap_no_subject -l redact-env -x -a '(set -n)' -d 'also mask this variable'
 complete -c capwrap -n __capwrap_no_subject -l redact-allow-env -x -a '(set -n)' -d 'do not mask this variable'
@@ -188,7 +189,7 @@ complete -c capwrap -n '__capwrap_verb prune' -l older-than -x -d 'captures olde
 complete -c capwrap -n '__capwrap_verb prune' -l keep-last -x -d 'keep the N newest captures'
 complete -c capwrap -n '__capwrap_verb prune' -l id -x -a '(__capwrap_ids)' -d 'this capture'
 complete -c capwrap -n '__capwrap_verb prune' -l dry-run -d 'delete nothing'
-complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read export prune wait stop dir keep tee preview quiet receipt-file events background background-after timeout kill-after drain-timeout notice-after stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
+complete -c capwrap -n '__capwrap_verb help' -a 'flags env list show read export prune wait stop dir keep tee preview quiet receipt-file events background background-after timeout kill-after drain-timeout notice-after stdout-chars stderr-chars preview-bytes max-capture-bytes dir-quota queue-bytes stall-timeout strict leave-descendants no-redact redact-env redact-allow-env redact-file redact-pattern no-label pty color command version'
 
 # After "--" or the command word: the wrapped command's own completion.
 complete -c capwrap -n '__capwrap_command_words >/dev/null' -a '(__fish_complete_subcommand --commandline (string join " " -- (__capwrap_command_words) (commandline -ct)))'

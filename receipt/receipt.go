@@ -33,7 +33,38 @@ type Receipt struct {
 	Redaction  Redaction `json:"redaction"`
 	Streams    Streams   `json:"streams"`
 	PTY        bool      `json:"pty"`
-	ExitStatus *int      `json:"exit_status"`
+	// Descendants is set when the command left processes running after
+	// it ended (README "Process"); the key is absent otherwise.
+	Descendants *Descendants `json:"descendants,omitempty"`
+	ExitStatus  *int         `json:"exit_status"`
+}
+
+// Descendants is the receipt's "descendants" object (SPEC §3, README
+// "Process"): the processes the command started that were still alive
+// after it ended on its own and its streams were drained. Count is how
+// many there were; Action is "ended" (capwrap sent them SIGTERM, then
+// SIGKILL --kill-after later) or "left" (--leave-descendants); Processes
+// lists some of them (at most ten, and any that held a stream open).
+type Descendants struct {
+	Count     int          `json:"count"`
+	Action    string       `json:"action"`
+	Processes []Descendant `json:"processes"`
+}
+
+// The actions of Descendants.Action.
+const (
+	DescendantsEnded = "ended"
+	DescendantsLeft  = "left"
+)
+
+// Descendant is one process of Descendants: its pid, its command line
+// (at most 80 bytes, null where the system does not say: FreeBSD) and,
+// when it held one of the command's output pipes open at the drain
+// timeout, that stream ("stdout" or "stderr", else null).
+type Descendant struct {
+	PID     int     `json:"pid"`
+	Command *string `json:"command"`
+	Holds   *string `json:"holds"`
 }
 
 // Process is the receipt's "process" object: what became of the child.
@@ -257,6 +288,15 @@ type shortFooter struct {
 	Capture    shortCapture  `json:"capture"`
 	Redaction  *shortRedact  `json:"redaction,omitempty"`
 	Streams    *shortStreams `json:"streams,omitempty"`
+	// Descendants, only when the footer stays under FooterBound with it.
+	Descendants *shortDescendants `json:"descendants,omitempty"`
+}
+
+// shortDescendants is the footer's part of Descendants: how many, and
+// what capwrap did with them; the list is receipt.json's.
+type shortDescendants struct {
+	Count  int    `json:"count"`
+	Action string `json:"action"`
 }
 
 type shortProcess struct {
@@ -335,6 +375,21 @@ const FooterBound = 400
 // bytes when dir is (the tool-outputs directory's path is the one part of
 // it whose length capwrap does not choose).
 func (r *Receipt) Footer(compact bool) ([]byte, error) {
+	var s *shortFooter
+	b, err := r.fit(compact, &s)
+	if err != nil || compact || s == nil || r.Descendants == nil {
+		return b, err
+	}
+	s.Descendants = &shortDescendants{Count: r.Descendants.Count, Action: r.Descendants.Action}
+	if with, err := encodeFooter(s); err == nil && len(with) < FooterBound {
+		return with, nil
+	}
+	return b, nil
+}
+
+// fit is Footer's algorithm without descendants; *out is set to the
+// short footer it encoded.
+func (r *Receipt) fit(compact bool, out **shortFooter) ([]byte, error) {
 	if compact {
 		var f compactFooter
 		f.ExitStatus = r.ExitStatus
@@ -343,6 +398,7 @@ func (r *Receipt) Footer(compact bool) ([]byte, error) {
 		return encodeFooter(&f)
 	}
 	s := r.short()
+	*out = s
 	b, err := encodeFooter(s)
 	if err != nil || len(b) < FooterBound || s.Streams == nil {
 		return b, err

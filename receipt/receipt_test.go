@@ -69,6 +69,13 @@ func TestShortFooter(t *testing.T) {
 		Accounting: &Accounting{Observed: 3893, Accepted: 1000, Discarded: 2893}, Representation: new(RepresentationRedactedText)}}
 	oneCut := *failing
 	oneCut.Streams = Streams{Stdout: cut(400000, 100000, 394000, 98500), Stderr: Stream{ObservedBytes: i64(30), CommittedBytes: i64(30), Lines: i64(1)}}
+	left := &Receipt{Schema: Schema, ID: &id, Dir: &dir, ExitStatus: i(0), Process: Process{State: "exited", ExitCode: i(0)},
+		Capture: Capture{State: CapturePartial, Reason: new(ReasonDrainTimeout)}, Redaction: Redaction{Enabled: true},
+		Streams:     Streams{Stdout: Stream{ObservedBytes: i64(7), CommittedBytes: i64(7), Lines: i64(0)}},
+		Descendants: &Descendants{Count: 1, Action: DescendantsEnded, Processes: []Descendant{{PID: 4242, Command: str("sleep 30"), Holds: str("stdout")}}}}
+	// No room: the descendants are receipt.json's alone.
+	bothCutLeft := *failing
+	bothCutLeft.Descendants = &Descendants{Count: 12, Action: DescendantsLeft}
 	for _, tc := range []struct {
 		name string
 		r    *Receipt
@@ -80,6 +87,8 @@ func TestShortFooter(t *testing.T) {
 		{"stopped at the limit: the raw bytes discarded", &stopped, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"partial","reason":"capture_limit"},"streams":{"stdout":{"observed_bytes":3893,"committed_bytes":1000,"lines":1000,"accounting":{"discarded":2893}}}}`, 400},
 		{"timed out at the capture limit: reason at its default, no redaction count, no committed sizes", &timedOut, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":124,"process":{"state":"timeout","signal":"SIGTERM"},"capture":{"state":"partial","reason":"capture_limit"},"streams":{"stdout":{"observed_bytes":588895,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":48894,"lines":10000,"preview":{"state":"truncated"}}}}`, 400},
 		{"stopped, both streams cut: no room for the counts", &limited, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"partial","reason":"capture_limit"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}}}}`, 400},
+		{"descendants left behind: count and action, the list in receipt.json", left, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":0,"process":{"state":"exited","exit_code":0},"capture":{"state":"partial","reason":"drain_timeout"},"streams":{"stdout":{"observed_bytes":7,"lines":0}},"descendants":{"count":1,"action":"ended"}}`, 400},
+		{"descendants with both streams cut: no room, left out", &bothCutLeft, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":4,"process":{"state":"exited","exit_code":4},"capture":{"state":"complete"},"streams":{"stdout":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}},"stderr":{"observed_bytes":400000,"lines":100000,"preview":{"state":"truncated"}}}}`, 400},
 		{"running (launch, hand-back)", running, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":null,"process":{"state":"running","pid":77},"capture":{"state":"pending"}}`, 400},
 		{"cancelled, partial, redaction off, cut in a line", partial, `{"id":"20261130T030612Z-k3j4h5g6x2","dir":"tool-outputs/20261130T030612Z-k3j4h5g6x2","exit_status":137,"process":{"state":"cancelled","signal":"SIGKILL","reason":"SIGTERM received by capwrap and forwarded; SIGKILL after --kill-after 5s"},"capture":{"state":"partial","reason":"write_error","error":"no space left on device"},"redaction":{"enabled":false},"streams":{"stdout":{"observed_bytes":5000,"committed_bytes":4096,"lines":3,"preview":{"state":"truncated"}}}}`, 600},
 	} {

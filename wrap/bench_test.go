@@ -3,8 +3,10 @@ package wrap
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -37,5 +39,70 @@ func BenchmarkRunPump(b *testing.B) {
 		if res.State != StateExited || res.ExitCode != 0 || out.n.Load() != size {
 			b.Fatalf("state %s, exit %d, %d bytes", res.State, res.ExitCode, out.n.Load())
 		}
+	}
+}
+
+// BenchmarkSubreaper is the start-up cost of becoming the command tree's
+// subreaper (one prctl or procctl).
+func BenchmarkSubreaper(b *testing.B) {
+	for b.Loop() {
+		becomeSubreaper()
+	}
+}
+
+// BenchmarkLeftBehindCheck is the look at the end of every run for
+// descendants left behind, with none there but a watchdog (as in capwrap).
+func BenchmarkLeftBehindCheck(b *testing.B) {
+	wd, err := StartWatchdog(time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer wd.Disarm()
+	c := &child{pid: 1 << 22}
+	spawnMu.Lock()
+	runs++
+	spawnMu.Unlock()
+	defer func() { spawnMu.Lock(); runs--; spawnMu.Unlock() }()
+	for b.Loop() {
+		c.leftBehind()
+		if c.res.DescendantCount != 0 {
+			b.Fatal("descendants found")
+		}
+	}
+}
+
+// BenchmarkOwnChildren is the look at capwrap's own children that a
+// SIGCHLD costs (reapOrphans), with a watchdog and no orphan.
+func BenchmarkOwnChildren(b *testing.B) {
+	wd, err := StartWatchdog(time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer wd.Disarm()
+	for b.Loop() {
+		reapOrphans(ownChildren(othersOwn(0)))
+	}
+}
+
+// BenchmarkTreeWalk is the full walk made when something is left (or at
+// a stop): ten descendants of one shell.
+func BenchmarkTreeWalk(b *testing.B) {
+	cmd := exec.Command("sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 300 & done; wait")
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Process.Kill(); cmd.Wait() }()
+	cmd.SysProcAttr = nil
+	c := &child{pid: cmd.Process.Pid}
+	spawnMu.Lock()
+	runs++
+	spawnMu.Unlock()
+	defer func() { spawnMu.Lock(); runs--; spawnMu.Unlock() }()
+	for len(live(c.tree())) < 11 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		c.tree()
 	}
 }

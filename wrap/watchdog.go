@@ -64,12 +64,18 @@ func StartWatchdog(killAfter time.Duration) (*Watchdog, error) {
 		Stdin:       r,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	if err := cmd.Start(); err != nil {
+	spawnMu.Lock() // its status is cmd.Wait's, not reapOrphans'
+	err = cmd.Start()
+	if err == nil {
+		own(cmd.Process.Pid)
+	}
+	spawnMu.Unlock()
+	if err != nil {
 		w.Close()
 		return nil, err
 	}
 	pid := cmd.Process.Pid
-	go cmd.Wait() // reaped when it ends, whenever that is
+	go func() { cmd.Wait(); disown(pid) }() // reaped when it ends, whenever that is
 	return &Watchdog{w: w, pid: pid}, nil
 }
 
@@ -89,13 +95,27 @@ func (wd *Watchdog) arm(pgid int) error {
 	return wd.send(fmt.Sprintf("arm %d\n", pgid))
 }
 
+// markWith tells the helper the NAME=VALUE entry the command's
+// environment carries (Config.StdoutMark), before the spawn: at end of
+// file it also ends the processes of capwrap's user started after the
+// helper that carry it (markedProcs, Linux), whatever group or session
+// they moved to, and even when capwrap died before it armed the helper
+// with the group.
+func (wd *Watchdog) markWith(entry string) error {
+	return wd.send("mark " + strconv.Quote(entry) + "\n")
+}
+
 // exited tells the helper that capwrap has reaped the group's leader, the
 // command itself: should capwrap die from here on (while it drains the
 // streams), a group found empty ended on its own, and the helper leaves no
-// note (see NoteTo).
-func (wd *Watchdog) exited() {
+// note (see NoteTo). With leave (Config.LeaveDescendants) the helper then
+// leaves the command's descendants found by its mark alone.
+func (wd *Watchdog) exited(leave bool) {
 	if wd != nil {
 		_ = wd.send("exited\n")
+		if leave {
+			_ = wd.send("leave\n")
+		}
 	}
 }
 
@@ -163,7 +183,8 @@ func WatchdogMain(in io.Reader, args []string) int {
 	if err != nil {
 		return 2
 	}
-	pgid, exited := 0, false
+	pgid, exited, leave, mark := 0, false, false, ""
+	since := procStart(os.Getpid())
 	var n *note
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
@@ -177,28 +198,57 @@ func WatchdogMain(in io.Reader, args []string) int {
 			if dir, name, ok := parseNote(arg); ok {
 				n = openNote(dir, name)
 			}
+		case "mark":
+			if m, err := strconv.Unquote(arg); err == nil {
+				mark = m
+			}
 		case "exited":
 			exited = true
+		case "leave":
+			leave = true
 		case "disarm":
 			return 0
 		}
 	}
 	// End of file (or a read error): capwrap is gone.
-	if pgid <= 0 {
-		return 0
+	if mark == "" || exited && leave {
+		mark = ""
+		if pgid <= 0 {
+			return 0
+		}
+	}
+	marked := func() []int {
+		if mark == "" {
+			return nil
+		}
+		return markedProcs(mark, since)
 	}
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	switch {
-	case groupAlive(pgid):
-		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog sent SIGTERM to process group %d at %s, and SIGKILL %v later to any member still alive\n",
+	case pgid > 0 && groupAlive(pgid):
+		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog sent SIGTERM to process group %d at %s (and to the command's processes outside it), and SIGKILL %v later to any still alive\n",
 			pgid, now, killAfter), noteGrace)
-		endGroup(pgid, killAfter)
-	case !exited:
+	case len(marked()) > 0 && !exited:
+		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog sent SIGTERM to the command's processes at %s, and SIGKILL %v later to any still alive\n",
+			now, killAfter), noteGrace)
+	case !exited && pgid > 0:
 		n.write(fmt.Sprintf("capwrap ended while its command ran; its watchdog found process group %d ended at %s (a command ends with capwrap: on Linux the kernel sends it SIGTERM)\n",
 			pgid, now), noteGrace)
 	}
+	watch := time.Duration(0)
+	if !exited {
+		// The command may be between its fork and its exec, its
+		// environment not yet the marked one.
+		watch = markWatch
+	}
+	endAll(pgid, marked, killAfter, watch)
 	return 0
 }
+
+// markWatch is how long, at least, the helper keeps looking for marked
+// processes when capwrap died before it reaped the command: one forked
+// but not yet exec'd carries capwrap's environment, not the mark.
+const markWatch = 300 * time.Millisecond
 
 // noteGrace is the longest the helper waits for its note (see NoteTo)
 // before it ends the group: a hung file system costs the note, never the
@@ -278,20 +328,42 @@ func (n *note) write(text string, grace time.Duration) {
 	}
 }
 
-// endGroup sends SIGTERM to the group (and SIGCONT, so that a stopped group
-// receives it), waits for the group to empty until killAfter has passed,
-// then sends SIGKILL to whatever is left.
-func endGroup(pgid int, killAfter time.Duration) {
-	if !groupAlive(pgid) {
-		return
+// endAll sends SIGTERM (and SIGCONT, so that a stopped process receives
+// it) to the group pgid (none when 0) and to the processes marked lists,
+// looking again every 20ms for marked ones that appeared since, until the
+// group is empty and no marked process is alive, for at least watch; once
+// killAfter has passed it sends SIGKILL to whatever is left.
+func endAll(pgid int, marked func() []int, killAfter, watch time.Duration) {
+	start := time.Now()
+	deadline := start.Add(killAfter)
+	termed := map[int]bool{}
+	if pgid > 0 && groupAlive(pgid) {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		_ = syscall.Kill(-pgid, syscall.SIGCONT)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	_ = syscall.Kill(-pgid, syscall.SIGCONT)
-	deadline := time.Now().Add(killAfter)
-	for groupAlive(pgid) {
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	for {
+		alive := pgid > 0 && groupAlive(pgid)
+		procs := marked()
+		for _, pid := range procs {
+			if !termed[pid] {
+				termed[pid] = true
+				_ = syscall.Kill(pid, syscall.SIGTERM)
+				_ = syscall.Kill(pid, syscall.SIGCONT)
+			}
+		}
+		if !alive && len(procs) == 0 && time.Since(start) >= watch {
 			return
+		}
+		if time.Now().After(deadline) {
+			if alive {
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			}
+			for _, pid := range procs {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			if time.Since(start) >= watch {
+				return
+			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

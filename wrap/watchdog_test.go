@@ -223,7 +223,7 @@ func TestWatchdogNote(t *testing.T) {
 					time.Sleep(10 * time.Millisecond)
 				}
 				if tc.end == "gone" {
-					wd.exited()
+					wd.exited(false)
 				}
 				wd.mu.Lock()
 				wd.w.Close()

@@ -131,6 +131,11 @@ type Config struct {
 	// run: the command is not started (ErrCancelled). It is read until
 	// Run returns; nil forwards nothing.
 	Caught <-chan os.Signal
+	// LeaveDescendants leaves running the processes the command started
+	// that are still alive once it has ended and its streams are drained
+	// (Result.Descendants lists them either way). By default they are
+	// ended: SIGTERM, then SIGKILL KillAfter later (SPEC §3).
+	LeaveDescendants bool
 	// Signals, when set, brings signals from elsewhere (`capwrap stop`
 	// through a job's supervisor, SPEC §10), handled as if capwrap had
 	// received them: forwarded to the group, with the escalation of
@@ -208,6 +213,17 @@ type Result struct {
 	WaitedForTerminal bool
 	// ObservedStdout and ObservedStderr count bytes read from each stream.
 	ObservedStdout, ObservedStderr int64
+	// Descendants are the processes the command started that were still
+	// alive after it ended on its own and its streams were drained, at
+	// most DescendantsListed of them, first found first, and every one
+	// that held a stream at the drain timeout (SPEC §3); nil when none. DescendantsLeft says
+	// they were left running (Config.LeaveDescendants); else capwrap
+	// ended them.
+	Descendants     []Descendant
+	DescendantsLeft bool
+	// DescendantCount is how many descendants there were (Descendants
+	// lists at most DescendantsListed, and those that held a stream).
+	DescendantCount int
 }
 
 // stream is one of the child's two output channels as capwrap reads it.
@@ -216,6 +232,7 @@ type stream struct {
 	w        *os.File // the child's end, closed in capwrap after the spawn
 	pty      bool     // r is a pty master
 	slave    string   // the pty slave's path, when pty
+	id       string   // the pipe's FileID, when not pty (pipeHolders)
 	dst      io.Writer
 	observed atomic.Int64
 	eof      bool // pump reached end-of-file
@@ -236,12 +253,17 @@ type stream struct {
 // fills in the fields the later ones read; release undoes, once Run has its
 // Result, what the steps set up.
 type child struct {
-	cfg     Config
-	res     Result // being built; Run returns it
-	cmd     *exec.Cmd
-	pid     int              // the child's PID and process group ID; 0 until it runs
-	streams []*stream        // stdout's, stderr's; none with Inherit
-	sigs    <-chan os.Signal // Config.Caught
+	cfg   Config
+	res   Result // being built; Run returns it
+	cmd   *exec.Cmd
+	pid   int            // the child's PID and process group ID; 0 until it runs
+	mark  string         // NAME=VALUE of Config.StdoutMark in the child's environment; "" without
+	chldC chan os.Signal // SIGCHLD, where capwrap is a subreaper: an orphan to reap
+
+	endSig    syscall.Signal   // the last ending signal (or SIGKILL) signalTree sent; 0 before
+	signalled map[int]bool     // the descendants that got endSig (treeAlive sends it to the others)
+	streams   []*stream        // stdout's, stderr's; none with Inherit
+	sigs      <-chan os.Signal // Config.Caught
 
 	drained chan struct{}           // closed when both pumps have returned
 	waits   chan syscall.WaitStatus // from waitChild: each stop, then the end
@@ -272,6 +294,9 @@ type child struct {
 // drain waits for the streams' end, complete settles the Result.
 func Run(cfg Config) Result {
 	c := &child{cfg: cfg, res: Result{ExitCode: -1, KillAfter: cfg.KillAfter, Started: time.Now()}}
+	spawnMu.Lock()
+	runs++
+	spawnMu.Unlock()
 	defer c.release()
 	if err := c.start(); err != nil {
 		return failStart(c.res, err)
@@ -341,14 +366,34 @@ func (c *child) start() error {
 			if cmd.Env == nil {
 				cmd.Env = os.Environ()
 			}
-			cmd.Env = append(withoutVar(cmd.Env, c.cfg.StdoutMark), c.cfg.StdoutMark+"="+FileID(ss[0].w))
+			c.mark = c.cfg.StdoutMark + "=" + FileID(ss[0].w)
+			cmd.Env = append(withoutVar(cmd.Env, c.cfg.StdoutMark), c.mark)
 		}
+		for _, s := range streams {
+			if !s.pty {
+				s.id = FileID(s.w)
+			}
+		}
+	}
+	if wd := c.cfg.Watchdog; wd != nil && c.mark != "" {
+		// Before the spawn: should capwrap die before it arms the
+		// watchdog with the group, the helper finds the command by it.
+		_ = wd.markWith(c.mark)
+	}
+	if becomeSubreaper() {
+		c.chldC = make(chan os.Signal, 1)
+		signal.Notify(c.chldC, syscall.SIGCHLD)
 	}
 
 	// Signals have been caught since capwrap started (sigcatch), so
 	// none is lost around the spawn; caught signals revert to their
 	// default in the child at exec, ignored ones stay ignored.
+	spawnMu.Lock()
 	err := cmd.Start()
+	if err == nil {
+		own(cmd.Process.Pid)
+	}
+	spawnMu.Unlock()
 	for _, s := range streams {
 		s.w.Close()
 	}
@@ -450,9 +495,11 @@ func (c *child) supervise() {
 			c.expire()
 		case <-c.killC:
 			c.escalate()
+		case <-c.chldC:
+			reapOrphans(ownChildren(othersOwn(c.pid)))
 		case ws := <-c.waits:
 			if !ws.Stopped() {
-				c.cfg.Watchdog.exited() // should capwrap die while draining, the command did not end with it
+				c.cfg.Watchdog.exited(c.cfg.LeaveDescendants) // should capwrap die while draining, the command did not end with it
 				c.ws = ws
 				c.cmd.Process.Release()
 				if c.jobControl() {
@@ -480,6 +527,9 @@ func (c *child) supervise() {
 // already holds and returns (see startDrain). drain returns when both
 // pumps have.
 func (c *child) drain() {
+	if c.kill != nil {
+		c.awaitTree()
+	}
 	exit := time.Now()
 	for _, s := range c.streams {
 		s.startDrain(exit, c.cfg.DrainTimeout)
@@ -494,6 +544,45 @@ func (c *child) drain() {
 			c.relay(sig)
 		case <-c.killC:
 			c.escalate()
+		case <-c.chldC:
+			reapOrphans(ownChildren(othersOwn(c.pid)))
+		}
+	}
+}
+
+// awaitTree is the drain after --timeout or a forwarded ending signal
+// (capwrap stop): the streams are read on, with no drain clock, until
+// they reach end-of-file or the command's group and the run's
+// descendants have all ended, escalating at kill-after, so that their
+// last words are captured and a clean stop is complete (SPEC §3). It is
+// bounded by kill-after plus a second for the SIGKILL to take; drain's
+// own clock starts after it.
+func (c *child) awaitTree() {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var killed time.Time
+	for {
+		select {
+		case <-c.drained:
+			return
+		case sig := <-c.sigs:
+			c.relay(sig)
+		case sig := <-c.cfg.Signals:
+			c.relay(sig)
+		case <-c.killC:
+			c.escalate()
+		case <-c.chldC:
+		case <-tick.C:
+			if !c.treeAlive() {
+				return
+			}
+			if c.killC == nil {
+				if killed.IsZero() {
+					killed = time.Now()
+				} else if time.Since(killed) > time.Second {
+					return
+				}
+			}
 		}
 	}
 }
@@ -505,6 +594,9 @@ func (c *child) drain() {
 // the state.
 func (c *child) complete() Result {
 	c.reapGroup()
+	if c.kill == nil {
+		c.leftBehind()
+	}
 	var observed [2]int64
 	for i, s := range c.streams {
 		s.r.Close()
@@ -525,6 +617,15 @@ func (c *child) complete() Result {
 // publishes the receipt does not cut it short.
 func (c *child) release() {
 	c.cfg.Watchdog.Disarm()
+	if c.chldC != nil {
+		signal.Stop(c.chldC)
+	}
+	if c.pid != 0 {
+		disown(c.pid)
+	}
+	spawnMu.Lock()
+	runs--
+	spawnMu.Unlock()
 	if c.kill != nil {
 		c.kill.Stop()
 	}
@@ -552,10 +653,11 @@ func (c *child) release() {
 func (c *child) relay(sig os.Signal) {
 	forward(c.pid, sig, c.streams)
 	c.res.noteForwarded(sig)
-	if ending(sig.(syscall.Signal)) {
-		// A stopped group would only act on it once continued (as
-		// timeout(1) does, SIGCONT follows).
-		_ = syscall.Kill(-c.pid, syscall.SIGCONT)
+	if s := sig.(syscall.Signal); ending(s) {
+		// Also to the descendants that left the group (setsid), and,
+		// as a stopped group would only act on it once continued (as
+		// timeout(1) does), SIGCONT follows.
+		c.signalTree(s, syscall.SIGCONT)
 		if c.kill == nil {
 			c.armKill(true)
 		}
@@ -566,8 +668,9 @@ func (c *child) relay(sig os.Signal) {
 // for SIGKILL KillAfter later, unless a forwarded signal armed it first.
 func (c *child) expire() {
 	c.res.TimedOut = true
-	_ = syscall.Kill(-c.pid, syscall.SIGTERM)
-	_ = syscall.Kill(-c.pid, syscall.SIGCONT) // a stopped group receives it too
+	// The group and every descendant, in whatever group; SIGCONT so that
+	// a stopped process receives it too.
+	c.signalTree(syscall.SIGTERM, syscall.SIGCONT)
 	if c.kill == nil {
 		c.armKill(false)
 	}
@@ -585,10 +688,10 @@ func (c *child) armKill(forwarded bool) {
 // it still has a live member. After a forwarded signal, Escalated says so.
 func (c *child) escalate() {
 	c.killC = nil
-	if !groupAlive(c.pid) {
+	if !c.treeAlive() {
 		return
 	}
-	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
+	c.signalTree(syscall.SIGKILL)
 	c.res.Escalated = c.res.Escalated || c.killFwd
 }
 
@@ -602,7 +705,7 @@ func (c *child) reapGroup() {
 	}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for groupAlive(c.pid) {
+	for c.treeAlive() {
 		select {
 		case <-c.killC:
 			c.escalate()

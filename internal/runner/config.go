@@ -113,6 +113,10 @@ type Config struct {
 	Events func() (io.WriteCloser, error)
 	// Strict is --strict (SPEC §3).
 	Strict bool
+	// LeaveDescendants is --leave-descendants: the processes the command
+	// started that are still alive after it ended are left running
+	// instead of ended (wrap.Config.LeaveDescendants; README "Process").
+	LeaveDescendants bool
 
 	// PassThrough runs Argv, a nested capwrap, without capturing it
 	// (SPEC §1): see passThrough.

@@ -31,7 +31,14 @@ func passThrough(cfg Config) *Outcome {
 	// finds it set already.
 	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Env: cfg.Environ, Stdin: cfg.Stdin, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
 		KillAfter: cfg.KillAfter, DrainTimeout: cfg.DrainTimeout, TTY: tty, Foreground: aloneAtKeyboard(cfg),
-		Caught: sigcatch.C()})
+		Caught: sigcatch.C(), LeaveDescendants: cfg.LeaveDescendants})
+	// No policy here to sanitize their command lines: pids only.
+	for i := range o.Process.Descendants {
+		o.Process.Descendants[i].Command = ""
+	}
+	if line := descendantsLine(o.Process); line != "" {
+		cfg.Diag.Warnf("%s", line)
+	}
 	if err := o.Process.StartErr; err != nil && !errors.Is(err, wrap.ErrCancelled) {
 		cfg.Diag.Errorf("%s", startErrorText(cfg.Argv[0], o.Process))
 	}

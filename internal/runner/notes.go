@@ -2,12 +2,14 @@ package runner
 
 import (
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/capwrap/capwrap/internal/text"
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/store"
+	"github.com/capwrap/capwrap/wrap"
 )
 
 // notes are the human lines of the preview (SPEC §5): one for each way the
@@ -91,4 +93,52 @@ func fullNote(o *Outcome, cfg Config, dirArg string, c *store.Capture) string {
 		return s + fmt.Sprintf("no finished capture to prune would free that much: raise --dir-quota to more than %s", text.Bytes(cfg.Limits.DirQuota+lost))
 	}
 	return s + "no finished capture to prune would free that much: free space on that file system, or give --dir another one"
+}
+
+// descendantsShown is how many descendants the human line names; the
+// receipt lists more (wrap.DescendantsListed).
+const descendantsShown = 3
+
+// descendantsLine is the one human line about the processes the command
+// left running when it ended (SPEC §3, README "Process"): how many, the
+// first few by pid and command line (the one holding a stream says so),
+// "and N more", and whether capwrap ended them or left them running; ""
+// when there were none.
+func descendantsLine(p wrap.Result) string {
+	if p.DescendantCount == 0 {
+		return ""
+	}
+	var b strings.Builder
+	noun, it := "processes", "them"
+	if p.DescendantCount == 1 {
+		noun, it = "process", "it"
+	}
+	fmt.Fprintf(&b, "the command left %d %s running:", p.DescendantCount, noun)
+	shown := 0
+	for _, d := range p.Descendants {
+		// A holder of a stream is always named; others while room is left.
+		if shown >= descendantsShown && d.Holds == "" {
+			continue
+		}
+		if shown > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %d", d.PID)
+		if d.Command != "" {
+			b.WriteString(" " + d.Command)
+		}
+		if d.Holds != "" {
+			b.WriteString(" (it held " + d.Holds + " open)")
+		}
+		shown++
+	}
+	if more := p.DescendantCount - shown; more > 0 {
+		fmt.Fprintf(&b, " and %d more", more)
+	}
+	if p.DescendantsLeft {
+		b.WriteString("; left running (--leave-descendants)")
+	} else {
+		fmt.Fprintf(&b, "; capwrap ended %s (SIGTERM, then SIGKILL --kill-after later); --leave-descendants leaves them running", it)
+	}
+	return b.String()
 }

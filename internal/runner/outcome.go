@@ -249,7 +249,7 @@ func (o *Outcome) WantKeep(keep When) bool {
 // not complete or a process.reason (a SIGKILL after --kill-after) all need
 // the full footer.
 func (o *Outcome) CompactFooter() bool {
-	return !o.Kept && o.ExitStatus() == 0 && o.Redacting && o.Replaced() == 0 &&
+	return !o.Kept && o.ExitStatus() == 0 && o.Redacting && o.Replaced() == 0 && o.Process.DescendantCount == 0 &&
 		o.CaptureState().State == receipt.CaptureComplete && o.processReceipt().Reason == nil
 }
 
@@ -301,8 +301,33 @@ func (o *Outcome) Receipt() *receipt.Receipt {
 			s.Preview = &receipt.Preview{State: pi.State, ShownBytes: pi.ShownBytes, OmittedBytes: pi.OmittedBytes, OmittedLines: pi.OmittedLines}
 		}
 	}
+	rc.Descendants = descendantsReceipt(p)
 	rc.ExitStatus = new(o.ExitStatus())
 	return rc
+}
+
+// descendantsReceipt is the receipt's descendants object for the
+// processes the command left running (wrap.Result.Descendants, their
+// command lines sanitized by settle); nil when there were none.
+func descendantsReceipt(p wrap.Result) *receipt.Descendants {
+	if p.DescendantCount == 0 {
+		return nil
+	}
+	d := &receipt.Descendants{Count: p.DescendantCount, Action: receipt.DescendantsEnded, Processes: []receipt.Descendant{}}
+	if p.DescendantsLeft {
+		d.Action = receipt.DescendantsLeft
+	}
+	for _, x := range p.Descendants {
+		e := receipt.Descendant{PID: x.PID}
+		if x.Command != "" {
+			e.Command = new(x.Command)
+		}
+		if x.Holds != "" {
+			e.Holds = new(x.Holds)
+		}
+		d.Processes = append(d.Processes, e)
+	}
+	return d
 }
 
 // processState is the one mapping from wrap's facts to the receipt's

@@ -308,6 +308,7 @@ func (r *run) spawn() {
 				})
 			}
 		},
+		LeaveDescendants: cfg.LeaveDescendants,
 	})
 	if noticeTimer != nil {
 		noticeTimer.Stop()
@@ -380,6 +381,14 @@ func (r *run) settle() error {
 		}
 		r.d.Errorf("%s", sanitize(policy, startErrorText(r.cfg.Argv[0], o.Process)))
 		o.Process.StartErr = sanitized
+	}
+	// The command lines of the processes the command left running are
+	// sanitized as its own label is, for the human line and the receipt.
+	for i, d := range o.Process.Descendants {
+		o.Process.Descendants[i].Command = sanitize(policy, d.Command)
+	}
+	if line := descendantsLine(o.Process); line != "" {
+		r.d.Warnf("%s", line)
 	}
 	for i, s := range r.sinks {
 		released, raw, valid := s.ledger.facts()
