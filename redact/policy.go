@@ -315,13 +315,15 @@ func kindName(name string) string {
 // value each line, the value with CRLF line ends, and the value with every
 // run of white space collapsed to one space (what `echo $VAR` prints).
 func variants(v string) []string {
-	out := []string{v}
 	if len(v) < minVariant {
-		return out
+		return []string{v}
 	}
-	for _, b := range []string{v, v + "\n"} {
-		full := base64.StdEncoding.EncodeToString([]byte(b))
-		if b != v {
+	out := make([]string, 0, 40+len(v)/16)
+	out = append(out, v)
+	vb := []byte(v)
+	std := encode(base64.StdEncoding, 0, vb, "")
+	for _, full := range []string{std, encode(base64.StdEncoding, 0, vb, "\n")} {
+		if full != std {
 			out = append(out, full)
 		}
 		for _, width := range []int{64, 76} {
@@ -332,31 +334,41 @@ func variants(v string) []string {
 		out = append(out, f, lowerHex(f))
 	}
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-		full := enc.EncodeToString([]byte(v))
+		full := std
+		if enc != base64.StdEncoding {
+			full = encode(enc, 0, vb, "")
+		}
 		out = append(out, full, strings.TrimRight(full, "="))
 		for k := 0; k < 3; k++ {
-			b := append(make([]byte, k), v...)
-			e := enc.EncodeToString(b)
+			e := full
+			if k > 0 {
+				e = encode(enc, k, vb, "")
+			}
 			lo := (8*k + 5) / 6
 			hi := 8 * (k + len(v)) / 6
 			out = append(out, e[lo:hi])
 		}
 	}
-	if j, err := json.Marshal(v); err == nil {
-		inner := string(j[1 : len(j)-1])
-		// Also with "/" escaped as PHP's json_encode writes it, and escaped
-		// twice, as JSON inside a JSON string holds it.
-		out = append(out, inner, strings.ReplaceAll(inner, "/", `\/`))
-		if j2, err := json.Marshal(inner); err == nil {
-			out = append(out, string(j2[1:len(j2)-1]))
+	if plainJSON(v) {
+		// What the JSON forms below come to, without building them.
+		out = append(out, v, strings.ReplaceAll(v, "/", `\/`), v, v)
+	} else {
+		if j, err := json.Marshal(v); err == nil {
+			inner := string(j[1 : len(j)-1])
+			// Also with "/" escaped as PHP's json_encode writes it, and
+			// escaped twice, as JSON inside a JSON string holds it.
+			out = append(out, inner, strings.ReplaceAll(inner, "/", `\/`))
+			if j2, err := json.Marshal(inner); err == nil {
+				out = append(out, string(j2[1:len(j2)-1]))
+			}
 		}
-	}
-	var jb bytes.Buffer
-	je := json.NewEncoder(&jb)
-	je.SetEscapeHTML(false)
-	if je.Encode(v) == nil {
-		s := strings.TrimSpace(jb.String())
-		out = append(out, s[1:len(s)-1])
+		var jb bytes.Buffer
+		je := json.NewEncoder(&jb)
+		je.SetEscapeHTML(false)
+		if je.Encode(v) == nil {
+			s := strings.TrimSpace(jb.String())
+			out = append(out, s[1:len(s)-1])
+		}
 	}
 	if strings.ContainsAny(v, "\r\n") {
 		for _, line := range strings.Split(v, "\n") {
@@ -373,6 +385,31 @@ func variants(v string) []string {
 	return out
 }
 
+// encode returns the base64 encoding by enc of k zero bytes, v and tail,
+// built without a copy of them.
+func encode(enc *base64.Encoding, k int, v []byte, tail string) string {
+	var b strings.Builder
+	b.Grow(enc.EncodedLen(k + len(v) + len(tail)))
+	w := base64.NewEncoder(enc, &b)
+	w.Write(make([]byte, k))
+	w.Write(v)
+	w.Write([]byte(tail))
+	w.Close()
+	return b.String()
+}
+
+// plainJSON reports whether v is its own JSON string escaping (printable
+// ASCII but for '"', '\\' and the bytes json.Marshal escapes for HTML), so
+// that its JSON forms need not be built.
+func plainJSON(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
 // wrapped returns the lines of enc, a base64 text, wrapped at width
 // columns, as separate forms when enc is longer than one line: each full
 // line, and the last one (which may be short) together with the line
@@ -381,7 +418,7 @@ func wrapped(enc string, width int) []string {
 	if len(enc) <= width {
 		return nil
 	}
-	var lines []string
+	lines := make([]string, 0, len(enc)/width+3)
 	for i := 0; i < len(enc); i += width {
 		lines = append(lines, enc[i:min(i+width, len(enc))])
 	}
@@ -395,22 +432,27 @@ func wrapped(enc string, width int) []string {
 // (what encodeURIComponent and Python's quote print).
 func percent(v, keep string) string {
 	const hex = "0123456789ABCDEF"
-	var b strings.Builder
+	var plain [256]bool
+	for c := 0; c < 256; c++ {
+		plain[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~"+keep, byte(c)) >= 0
+	}
+	b := make([]byte, 0, len(v)+len(v)/8)
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~"+keep, c) >= 0 {
-			b.WriteByte(c)
+		if plain[c] {
+			b = append(b, c)
 			continue
 		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
+		b = append(b, '%', hex[c>>4], hex[c&15])
 	}
-	return b.String()
+	return string(b)
 }
 
 // lowerHex turns the hex digits of every %XX of s to lower case.
 func lowerHex(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
 	b := []byte(s)
 	for i := 0; i+2 < len(b); i++ {
 		if b[i] == '%' {

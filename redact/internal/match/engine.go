@@ -196,7 +196,14 @@ type Matcher struct {
 // not keep state between calls.
 func New(kws []Keyword, markers [][]byte, lineDet Detector) *Matcher {
 	m := &Matcher{markers: markers, lineDet: lineDet, back: 2, vector: haveTeddy}
-	var lits []litKw
+	nlit := 0
+	for _, k := range kws {
+		if k.Exact && k.Det == nil && len(k.Text) >= MinLiteral {
+			nlit++
+		}
+	}
+	lits := make([]litKw, 0, nlit)
+	m.kws = make([]Keyword, 0, len(kws)-nlit)
 	for _, k := range kws {
 		if k.Exact && k.Det == nil && len(k.Text) >= MinLiteral {
 			n := min(len(k.Text), MaxLiteral)

@@ -12,8 +12,8 @@ import (
 // it 370 MB): they are looked up by hash instead. Every one is keyed by its
 // first 8 bytes in a map, a 64 Kibit table of first byte pairs (or the
 // vector prefilter, or a rare byte of the head when there are few) finds
-// the positions worth a lookup, and a set of their prefixes of 2 to 7 bytes
-// tells whether the last bytes of the input may begin one. Memory is about
+// the positions worth a lookup, and a hashed bit set of their prefixes of
+// 2 to 7 bytes tells whether the last bytes of the input may begin one. Memory is about
 // the literals' own bytes plus a few dozen bytes each; time per input byte
 // does not grow with their length.
 //
@@ -52,19 +52,20 @@ type litSet struct {
 	byHead map[uint64][]int32 // first 8 bytes → indexes in lits
 	heads  []head             // one per byHead key
 	pair   [1024]uint64       // first two bytes of every literal
-	prefix map[uint64]bool    // every prefix of 2 to 7 bytes, packed by pack
+	prefix *[2048]uint64      // every prefix of 2 to 7 bytes, by hashPrefix
 	first  [256]bool          // every first byte
 	maxLen int                // longest text
 	ted    *teddyLater        // nil: no vector prefilter
 }
 
-// pack packs b (at most 7 bytes) and its length into a uint64.
-func pack(b []byte) uint64 {
+// hashPrefix hashes b (at most 7 bytes) and its length to 17 bits.
+func hashPrefix(b []byte) uint32 {
 	var x uint64
 	for i, c := range b {
 		x |= uint64(c) << (8 * i)
 	}
-	return x | uint64(len(b))<<56
+	x |= uint64(len(b)) << 56
+	return uint32(x * 0x9E3779B97F4A7C15 >> 47)
 }
 
 // newLitSet returns the lookup for lits, or nil when there are none.
@@ -72,7 +73,7 @@ func newLitSet(lits []litKw) *litSet {
 	if len(lits) == 0 {
 		return nil
 	}
-	l := &litSet{lits: lits, byHead: map[uint64][]int32{}, prefix: map[uint64]bool{}}
+	l := &litSet{lits: lits, byHead: map[uint64][]int32{}, prefix: new([2048]uint64)}
 	for i, lt := range lits {
 		h := binary.LittleEndian.Uint64(lt.text)
 		if _, ok := l.byHead[h]; !ok {
@@ -83,7 +84,8 @@ func newLitSet(lits []litKw) *litSet {
 		l.pair[x>>6] |= 1 << (x & 63)
 		l.first[lt.text[0]] = true
 		for n := 2; n < MinLiteral; n++ {
-			l.prefix[pack(lt.text[:n])] = true
+			h := hashPrefix(lt.text[:n])
+			l.prefix[h>>6] |= 1 << (h & 63)
 		}
 		l.maxLen = max(l.maxLen, len(lt.text))
 	}
@@ -99,12 +101,14 @@ func newLitSet(lits []litKw) *litSet {
 }
 
 // mayBegin reports whether b, shorter than MinLiteral bytes, may begin a
-// literal.
+// literal: never false when one does (a hash collision may make it true
+// when none does, which only holds b back until more input decides).
 func (l *litSet) mayBegin(b []byte) bool {
 	if len(b) == 1 {
 		return l.first[b[0]]
 	}
-	return l.prefix[pack(b)]
+	h := hashPrefix(b)
+	return l.prefix[h>>6]&(1<<(h&63)) != 0
 }
 
 // scanLits checks the positions from lscan on against every literal,
