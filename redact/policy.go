@@ -388,6 +388,12 @@ func variants(v string) []string {
 // encode returns the base64 encoding by enc of k zero bytes, v and tail,
 // built without a copy of them.
 func encode(enc *base64.Encoding, k int, v []byte, tail string) string {
+	if n := k + len(v) + len(tail); n <= 1024 {
+		// Short: a copy costs less than an encoder (and its 1 KiB buffer).
+		var in [1024]byte
+		copy(in[k+copy(in[k:], v):], tail)
+		return enc.EncodeToString(in[:n])
+	}
 	var b strings.Builder
 	b.Grow(enc.EncodedLen(k + len(v) + len(tail)))
 	w := base64.NewEncoder(enc, &b)
@@ -432,14 +438,10 @@ func wrapped(enc string, width int) []string {
 // (what encodeURIComponent and Python's quote print).
 func percent(v, keep string) string {
 	const hex = "0123456789ABCDEF"
-	var plain [256]bool
-	for c := 0; c < 256; c++ {
-		plain[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~"+keep, byte(c)) >= 0
-	}
 	b := make([]byte, 0, len(v)+len(v)/8)
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		if plain[c] {
+		if unreserved[c] || strings.IndexByte(keep, c) >= 0 {
 			b = append(b, c)
 			continue
 		}
@@ -447,6 +449,14 @@ func percent(v, keep string) string {
 	}
 	return string(b)
 }
+
+// unreserved holds the bytes percent leaves as they are (RFC 3986).
+var unreserved = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", byte(c)) >= 0
+	}
+	return t
+}()
 
 // lowerHex turns the hex digits of every %XX of s to lower case.
 func lowerHex(s string) string {

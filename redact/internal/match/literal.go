@@ -9,11 +9,13 @@ import (
 // MinLiteral bytes long (a secret's value and its encoded forms) are not
 // states of the keyword automaton, whose dense transition table costs
 // several hundred bytes per keyword byte (64 KiB of environment values made
-// it 370 MB): they are looked up by hash instead. Every one is keyed by its
-// first 8 bytes in a map, a 64 Kibit table of first byte pairs (or the
-// vector prefilter, or a rare byte of the head when there are few) finds
-// the positions worth a lookup, and a hashed bit set of their prefixes of
-// 2 to 7 bytes tells whether the last bytes of the input may begin one. Memory is about
+// it 370 MB): they are looked up by hash instead. Each one of 8 bytes or
+// more is keyed by its first 8 bytes in a map, a shorter one by all its
+// bytes in another; a 64 Kibit table of first byte pairs (or the vector
+// prefilter, or a rare byte of the head when there are few long ones and
+// no short ones) finds the positions worth a lookup, and a hashed bit set
+// of their proper prefixes of 2 to 7 bytes tells whether the last bytes of
+// the input may begin one. Memory is about
 // the literals' own bytes plus a few dozen bytes each; time per input byte
 // does not grow with their length.
 //
@@ -27,9 +29,11 @@ import (
 
 const (
 	// MinLiteral is the length, in bytes, from which an exact keyword
-	// without a Detector is a literal looked up by hash (shorter ones are
+	// without a Detector is a literal looked up by hash (one-byte ones are
 	// states of the automaton).
-	MinLiteral = 8
+	MinLiteral = 2
+	// headLen is the length of a literal's head, the key of a long one.
+	headLen = 8
 	// MaxLiteral is the number of leading bytes by which a longer literal
 	// is found (see above): it bounds the bytes held back for literals.
 	MaxLiteral = 4096
@@ -49,23 +53,29 @@ type litKw struct {
 // litSet is the immutable, shared part of the literal lookup.
 type litSet struct {
 	lits   []litKw
-	byHead map[uint64][]int32 // first 8 bytes → indexes in lits
+	byHead map[uint64][]int32 // first 8 bytes → indexes in lits (those of 8 bytes or more)
 	heads  []head             // one per byHead key
+	short  map[uint64][]int32 // the literals shorter than 8 bytes, by hashPrefix's packing
+	lens   []int              // the lengths of the short literals, each once
 	pair   [1024]uint64       // first two bytes of every literal
-	prefix *[2048]uint64      // every prefix of 2 to 7 bytes, by hashPrefix
+	prefix *[2048]uint64      // every proper prefix of 2 to 7 bytes, by hashPrefix
 	first  [256]bool          // every first byte
 	maxLen int                // longest text
 	ted    *teddyLater        // nil: no vector prefilter
 }
 
-// hashPrefix hashes b (at most 7 bytes) and its length to 17 bits.
-func hashPrefix(b []byte) uint32 {
+// packShort packs b (at most 7 bytes) and its length in a uint64.
+func packShort(b []byte) uint64 {
 	var x uint64
 	for i, c := range b {
 		x |= uint64(c) << (8 * i)
 	}
-	x |= uint64(len(b)) << 56
-	return uint32(x * 0x9E3779B97F4A7C15 >> 47)
+	return x | uint64(len(b))<<56
+}
+
+// hashPrefix hashes b (at most 7 bytes) and its length to 17 bits.
+func hashPrefix(b []byte) uint32 {
+	return uint32(packShort(b) * 0x9E3779B97F4A7C15 >> 47)
 }
 
 // newLitSet returns the lookup for lits, or nil when there are none.
@@ -73,23 +83,35 @@ func newLitSet(lits []litKw) *litSet {
 	if len(lits) == 0 {
 		return nil
 	}
-	l := &litSet{lits: lits, byHead: map[uint64][]int32{}, prefix: new([2048]uint64)}
+	l := &litSet{lits: lits, byHead: map[uint64][]int32{}, short: map[uint64][]int32{}, prefix: new([2048]uint64)}
+	var lens [headLen]bool
 	for i, lt := range lits {
-		h := binary.LittleEndian.Uint64(lt.text)
-		if _, ok := l.byHead[h]; !ok {
-			l.heads = append(l.heads, newHead(lt.text))
+		if len(lt.text) < headLen {
+			k := packShort(lt.text)
+			l.short[k] = append(l.short[k], int32(i))
+			lens[len(lt.text)] = true
+		} else {
+			h := binary.LittleEndian.Uint64(lt.text)
+			if _, ok := l.byHead[h]; !ok {
+				l.heads = append(l.heads, newHead(lt.text))
+			}
+			l.byHead[h] = append(l.byHead[h], int32(i))
 		}
-		l.byHead[h] = append(l.byHead[h], int32(i))
 		x := uint32(lt.text[0]) | uint32(lt.text[1])<<8
 		l.pair[x>>6] |= 1 << (x & 63)
 		l.first[lt.text[0]] = true
-		for n := 2; n < MinLiteral; n++ {
+		for n := 2; n < min(len(lt.text), headLen); n++ {
 			h := hashPrefix(lt.text[:n])
 			l.prefix[h>>6] |= 1 << (h & 63)
 		}
 		l.maxLen = max(l.maxLen, len(lt.text))
 	}
-	if haveTeddy && len(l.heads) > fewHeads && len(lits) <= litVector {
+	for n, ok := range lens {
+		if ok {
+			l.lens = append(l.lens, n)
+		}
+	}
+	if haveTeddy && (len(l.heads) > fewHeads || len(l.lens) > 0) && len(lits) <= litVector {
 		kws := make([][]byte, len(lits))
 		exact := make([]bool, len(lits))
 		for i, lt := range lits {
@@ -100,9 +122,9 @@ func newLitSet(lits []litKw) *litSet {
 	return l
 }
 
-// mayBegin reports whether b, shorter than MinLiteral bytes, may begin a
-// literal: never false when one does (a hash collision may make it true
-// when none does, which only holds b back until more input decides).
+// mayBegin reports whether b, shorter than 8 bytes, may begin a literal
+// longer than b: never false when one does (a hash collision may make it
+// true when none does, which only holds b back until more input decides).
 func (l *litSet) mayBegin(b []byte) bool {
 	if len(b) == 1 {
 		return l.first[b[0]]
@@ -126,7 +148,7 @@ func (s *stream) scanLits() int64 {
 		s.lscan = s.base + int64(q)
 		return s.lscan
 	}
-	if len(l.heads) <= fewHeads {
+	if len(l.heads) <= fewHeads && len(l.lens) == 0 {
 		for {
 			q := -1
 			for i := range l.heads {
@@ -143,7 +165,7 @@ func (s *stream) scanLits() int64 {
 			p = q + 1
 		}
 		// From here on no head fits whole: only the last bytes remain.
-		p = max(p, len(b)-MinLiteral+1)
+		p = max(p, len(b)-headLen+1)
 	} else if t := l.ted.get(len(b) - p); t != nil && s.m.vector && p < len(b) {
 		if need := (len(b)-p)/32 + 1; cap(s.litMasks) < need {
 			s.litMasks = make([]uint32, need)
@@ -178,8 +200,19 @@ func (s *stream) scanLits() int64 {
 // b ends before it could be decided.
 func (s *stream) litAt(b []byte, p int) bool {
 	l := s.m.lits
-	if p+MinLiteral > len(b) {
-		return s.eof || !l.mayBegin(b[p:])
+	if p+headLen > len(b) && !s.eof && l.mayBegin(b[p:]) {
+		return false
+	}
+	for _, n := range l.lens {
+		if p+n > len(b) {
+			break
+		}
+		for _, i := range l.short[packShort(b[p:p+n])] {
+			s.addLit(p, &l.lits[i])
+		}
+	}
+	if p+headLen > len(b) {
+		return true
 	}
 	for _, i := range l.byHead[binary.LittleEndian.Uint64(b[p:])] {
 		lt := &l.lits[i]
@@ -189,15 +222,19 @@ func (s *stream) litAt(b []byte, p int) bool {
 			}
 			continue
 		}
-		if string(b[p:p+len(lt.text)]) != string(lt.text) {
-			continue
+		if string(b[p:p+len(lt.text)]) == string(lt.text) {
+			s.addLit(p, lt)
 		}
-		at := s.base + int64(p)
-		sp := span{s: at, e: at + int64(len(lt.text)), kind: lt.kind}
-		if len(lt.rest) > 0 {
-			sp.ext = Extender{Mode: extLit, lit: lt.rest, limit: sp.e + int64(len(lt.rest))}
-		}
-		s.addSpan(sp)
 	}
 	return true
+}
+
+// addLit adds the span of literal lt at b[p:].
+func (s *stream) addLit(p int, lt *litKw) {
+	at := s.base + int64(p)
+	sp := span{s: at, e: at + int64(len(lt.text)), kind: lt.kind}
+	if len(lt.rest) > 0 {
+		sp.ext = Extender{Mode: extLit, lit: lt.rest, limit: sp.e + int64(len(lt.rest))}
+	}
+	s.addSpan(sp)
 }
