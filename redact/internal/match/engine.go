@@ -429,6 +429,7 @@ func (s *stream) addSpan(sp span) {
 // and drops from the buffer what is no longer needed.
 func (s *stream) settle() {
 	s.evalCands()
+	s.scanLits() // before growOpen: a long literal's span is open
 	s.growOpen()
 	s.release(s.frontier())
 	s.compact()
@@ -509,7 +510,7 @@ func (s *stream) frontier() int64 {
 	// Remembered values: those whose spans end before f are final; their
 	// later occurrences, and a possible one cut by the end of the buffer,
 	// bound what may be released.
-	f = min(f, s.repeatsSettle(f), s.scanLits())
+	f = min(f, s.repeatsSettle(f), s.lscan)
 	if s.eof {
 		f = math.MaxInt64
 	}

@@ -135,7 +135,9 @@ func (l *litSet) mayBegin(b []byte) bool {
 
 // scanLits checks the positions from lscan on against every literal,
 // adding a span for each occurrence, up to the first that cannot be
-// decided yet; it returns where it stopped (s.pos when all were checked).
+// decided yet, where it leaves lscan (s.pos when all were checked). It
+// must run before growOpen, which grows a long literal's span over the
+// bytes that arrived after it.
 func (s *stream) scanLits() int64 {
 	l := s.m.lits
 	if l == nil {
