@@ -139,7 +139,7 @@ func (k *kinds) id(name string) int32 {
 }
 
 // CheckPatterns reports the first of patterns that is not a valid regular
-// expression (RE2 syntax), in NewPolicy's words. It lets a caller refuse a
+// expression (RE2 syntax) or is empty, in NewPolicy's words. It lets a caller refuse a
 // bad --redact-pattern at once and compile the policy itself in the
 // background, since NewPolicy fails for no other reason.
 func CheckPatterns(patterns []string) error {
@@ -152,6 +152,9 @@ func CheckPatterns(patterns []string) error {
 }
 
 func compilePattern(p string) (*regexp.Regexp, error) {
+	if p == "" {
+		return nil, fmt.Errorf(`invalid --redact-pattern "": empty pattern`)
+	}
 	re, err := regexp.Compile(p)
 	if err != nil {
 		return nil, fmt.Errorf("invalid --redact-pattern %q: %v", p, err)
@@ -160,7 +163,8 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 }
 
 // NewPolicy compiles opt and the built-in catalogue (SPEC §6). The only error
-// is an invalid pattern, reported as `invalid --redact-pattern "a(": ...`;
+// is an invalid or empty pattern, reported as `invalid --redact-pattern
+// "a(": ...`;
 // the caller should refuse to start the command then.
 //
 // Markers: a catalogue match writes "[REDACTED:<catalogue kind>]" (see
