@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
@@ -226,9 +227,14 @@ func (r *rules) value(v, kind string) {
 			continue
 		}
 		r.seen[f] = true
-		r.kws = append(r.kws, match.Keyword{Text: []byte(f), Exact: true, Kind: id})
+		r.kws = append(r.kws, match.Keyword{Text: bytesOf(f), Exact: true, Kind: id})
 	}
 }
+
+// bytesOf returns the bytes of s without copying them: a value's forms
+// add up to some 30 times its size (issue 26), and the matcher only reads
+// a keyword's text, never writes it (match.Keyword).
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // environ adds the values of opt.Environ's variables whose names look
 // secret (SPEC §6 source 1), in the order of the environment, then those

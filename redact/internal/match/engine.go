@@ -42,7 +42,7 @@ const chunkSize = 64 << 10
 
 // Keyword is one string the automaton looks for.
 type Keyword struct {
-	Text  []byte   // not empty
+	Text  []byte   // not empty; only read (redact hands in the bytes of strings)
 	Exact bool     // verified byte for byte against the input (else ASCII case-insensitive)
 	Det   Detector // nil: the keyword itself is the span
 	Kind  int32    // Det nil: the span's kind, an index in the markers
