@@ -485,10 +485,12 @@ func lowerHex(s string) string {
 // Holdback returns the most bytes a Writer of this policy ever holds back
 // undecided, whatever the input and however it is split: 4096 bytes for the
 // built-in catalogue (the largest window, a JWT's), 4097 when a
-// --redact-pattern is set (a 4096-byte line and the byte after it), or the
-// longest literal form in bytes (a value or one of its encodings, see
-// Options) if that is longer. Secrets running past their window are dropped
-// as they arrive, which holds nothing.
+// --redact-pattern is set (a 4096-byte line and the byte after it). A
+// literal form (a value or one of its encodings, see Options) longer than
+// match.MaxLiteral (4096) bytes is found by its first 4096 bytes and the
+// rest is dropped as it arrives (issue 26), so it holds no more. Secrets
+// running past their window are dropped as they arrive, which holds
+// nothing.
 func (p *Policy) Holdback() int { return p.m.Holdback() }
 
 // NewWriter returns a Writer that writes the sanitized stream to dst (SPEC
