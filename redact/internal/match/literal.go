@@ -58,11 +58,16 @@ type litSet struct {
 	short  map[uint64][]int32 // the literals shorter than 8 bytes, by hashPrefix's packing
 	lens   []int              // the lengths of the short literals, each once
 	pair   [1024]uint64       // first two bytes of every literal
+	quad   *[4096]uint64      // first four bytes of every literal, by hashQuad
+	short3 bool               // a literal of 2 or 3 bytes, which quad cannot judge
 	prefix *[2048]uint64      // every proper prefix of 2 to 7 bytes, by hashPrefix
 	first  [256]bool          // every first byte
 	maxLen int                // longest text
 	ted    *teddyLater        // nil: no vector prefilter
 }
+
+// hashQuad hashes the four bytes x holds to 18 bits.
+func hashQuad(x uint32) uint32 { return x * 0x9E3779B1 >> 14 }
 
 // packShort packs b (at most 7 bytes) and its length in a uint64.
 func packShort(b []byte) uint64 {
@@ -83,7 +88,7 @@ func newLitSet(lits []litKw) *litSet {
 	if len(lits) == 0 {
 		return nil
 	}
-	l := &litSet{lits: lits, byHead: map[uint64][]int32{}, short: map[uint64][]int32{}, prefix: new([2048]uint64)}
+	l := &litSet{lits: lits, byHead: map[uint64][]int32{}, short: map[uint64][]int32{}, prefix: new([2048]uint64), quad: new([4096]uint64)}
 	var lens [headLen]bool
 	for i, lt := range lits {
 		if len(lt.text) < headLen {
@@ -99,6 +104,12 @@ func newLitSet(lits []litKw) *litSet {
 		}
 		x := uint32(lt.text[0]) | uint32(lt.text[1])<<8
 		l.pair[x>>6] |= 1 << (x & 63)
+		if len(lt.text) >= 4 {
+			h := hashQuad(binary.LittleEndian.Uint32(lt.text))
+			l.quad[h>>6] |= 1 << (h & 63)
+		} else {
+			l.short3 = true
+		}
 		l.first[lt.text[0]] = true
 		for n := 2; n < min(len(lt.text), headLen); n++ {
 			h := hashPrefix(lt.text[:n])
@@ -182,6 +193,15 @@ func (s *stream) scanLits() int64 {
 			}
 		}
 		p += 32 * n
+	}
+	if !l.short3 {
+		// Every literal has four bytes: judge a position by them.
+		for ; p+4 <= len(b); p++ {
+			h := hashQuad(binary.LittleEndian.Uint32(b[p:]))
+			if l.quad[h>>6]&(1<<(h&63)) != 0 && !s.litAt(b, p) {
+				return stop(p)
+			}
+		}
 	}
 	for ; p < len(b); p++ {
 		if p+1 < len(b) {
