@@ -56,6 +56,30 @@ func TestLiterals(t *testing.T) {
 			}
 		}
 	}
+	// Long literals alone (few heads: scanned for their rarest byte).
+	few := New([]Keyword{kws[2], kws[3]}, markers, nil)
+	for _, tc := range []struct{ in, want string }{
+		{"x s3cr3t!-longer-value y", "x [L] y"},
+		{"s3cr3t!-longer-valu", "s3cr3t!-longer-valu"},
+		{"<" + long + ">" + long[:MaxLiteral+7] + "!", "<[X]>[X]!"},
+	} {
+		for _, size := range []int{0, 1, 5, MaxLiteral + 1} {
+			var out bytes.Buffer
+			w := NewWriter(few, &out, nil, nil, nil)
+			for in := []byte(tc.in); len(in) > 0; {
+				n := len(in)
+				if size > 0 {
+					n = min(n, size)
+				}
+				w.Write(in[:n])
+				in = in[n:]
+			}
+			w.Close()
+			if got := out.String(); got != tc.want {
+				t.Errorf("few heads: %.40q in writes of %d: got %.60q, want %.60q", tc.in, size, got, tc.want)
+			}
+		}
+	}
 	// A byte that cannot begin a literal is released at once; one that may
 	// is held until the next write decides.
 	var out bytes.Buffer
