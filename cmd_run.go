@@ -42,6 +42,10 @@ func runCommand(o *options, args []string, std stdio, sup *job.Supervisor) error
 	}
 	cfg, err := o.config(argv)
 	if err != nil {
+		var r refusal
+		if errors.As(err, &r) {
+			return r
+		}
 		return refusal{msg: err.Error()}
 	}
 	if err := checkFDs(); err != nil {
@@ -137,6 +141,9 @@ func (o *options) config(argv []string) (runner.Config, error) {
 	if err := o.checkDurations(); err != nil {
 		return cfg, err
 	}
+	if err := o.checkRedaction(); err != nil {
+		return cfg, err
+	}
 	if o.events != "" {
 		if strings.HasPrefix(o.events, "fd:") && (o.background || o.backgroundAfter > 0) {
 			return cfg, fmt.Errorf("invalid %s %q: a background job's supervisor holds none of the caller's descriptors (SPEC §10); give a file or FIFO path", o.source("events"), o.events)
@@ -210,6 +217,36 @@ func (o *options) checkDurations() error {
 	}{{"timeout", o.timeout}, {"kill-after", o.killAfter}, {"drain-timeout", o.drainTimeout}, {"stall-timeout", o.stallTimeout}, {"notice-after", o.noticeAfter}} {
 		if v.d < 0 {
 			return fmt.Errorf("invalid %s %v: must not be negative", o.source(v.name), v.d)
+		}
+	}
+	return nil
+}
+
+// checkRedaction refuses redaction input that would be accepted and do
+// nothing (SPEC §6): an empty --redact-pattern, and a --redact-env or
+// --redact-allow-env name that is empty or cannot name one variable (it
+// holds '=', white space or a comma: a list, where each flag, and its
+// CAPWRAP_* variable, takes one name).
+func (o *options) checkRedaction() error {
+	for _, p := range o.redactPat {
+		if p == "" {
+			return refusal{fmt.Sprintf("invalid %s \"\": empty pattern", o.source("redact-pattern")),
+				"give a regular expression, such as --redact-pattern 'tkt-[0-9a-f]{32}'"}
+		}
+	}
+	for _, f := range []struct {
+		flag  string
+		names []string
+	}{{"redact-env", o.redactEnv}, {"redact-allow-env", o.redactAllowEnv}} {
+		for _, name := range f.names {
+			switch {
+			case name == "":
+				return refusal{fmt.Sprintf("invalid %s \"\": empty variable name", o.source(f.flag)),
+					fmt.Sprintf("give the name of an environment variable, such as --%s MY_TOKEN", f.flag)}
+			case strings.ContainsAny(name, "=, \t\n\r"):
+				return refusal{fmt.Sprintf("invalid %s %q: not a variable name", o.source(f.flag), name),
+					fmt.Sprintf("one name each: repeat --%s NAME for more (%s holds one name)", f.flag, envName(f.flag))}
+			}
 		}
 	}
 	return nil

@@ -348,7 +348,9 @@ never gives pipes.
 `,
 	"redact-env": `Repeatable on the command line. Its variable, CAPWRAP_REDACT_ENV, holds
 one name (as do CAPWRAP_REDACT_FILE and CAPWRAP_REDACT_PATTERN: one value
-each, not a list).
+each, not a list); an empty name, or one with '=', white space or a comma,
+is refused (exit 125). A value longer than 4,096 bytes is found by its
+first 4,096: those and the bytes after them that continue it are masked.
 `,
 	"redact-allow-env": `Exempts the variable NAME, whose name looks secret but whose value is not
 (PRIVATE_REGISTRY=registry.example.com), from the name test: its value is
@@ -357,11 +359,12 @@ CAPWRAP_REDACT_ALLOW_ENV, holds one name. A name also given to --redact-env
 is masked all the same.
 `,
 	"redact-file": `Each line of FILE is a value to mask (a trailing CR dropped, empty lines
-ignored), with its base64, URL-escaped and JSON-escaped forms. The matcher
-costs about 1 KiB of memory per byte of values, so all --redact-file files
-together may hold at most 16 KiB (16,384 bytes, line ends included); more,
-or an endless file such as /dev/zero, is refused before the command starts
-(exit 125). Past that, match the values' shape with --redact-pattern.
+ignored), with its base64, URL-escaped and JSON-escaped forms. All
+--redact-file files together may hold at most 16 KiB (16,384 bytes, line
+ends included); more, or an endless file such as /dev/zero, is refused
+before the command starts (exit 125). Past that, match the values' shape
+with --redact-pattern. A value longer than 4,096 bytes is found by its first
+4,096: those and the bytes after them that continue it are masked.
 `,
 	"color": `Colour applies to tee mode's summary line on stderr. auto: colour when
 stderr is a terminal, NO_COLOR is unset or empty and TERM is not dumb.

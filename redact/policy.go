@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
@@ -139,7 +140,7 @@ func (k *kinds) id(name string) int32 {
 }
 
 // CheckPatterns reports the first of patterns that is not a valid regular
-// expression (RE2 syntax), in NewPolicy's words. It lets a caller refuse a
+// expression (RE2 syntax) or is empty, in NewPolicy's words. It lets a caller refuse a
 // bad --redact-pattern at once and compile the policy itself in the
 // background, since NewPolicy fails for no other reason.
 func CheckPatterns(patterns []string) error {
@@ -152,6 +153,9 @@ func CheckPatterns(patterns []string) error {
 }
 
 func compilePattern(p string) (*regexp.Regexp, error) {
+	if p == "" {
+		return nil, fmt.Errorf(`invalid --redact-pattern "": empty pattern`)
+	}
 	re, err := regexp.Compile(p)
 	if err != nil {
 		return nil, fmt.Errorf("invalid --redact-pattern %q: %v", p, err)
@@ -160,7 +164,8 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 }
 
 // NewPolicy compiles opt and the built-in catalogue (SPEC §6). The only error
-// is an invalid pattern, reported as `invalid --redact-pattern "a(": ...`;
+// is an invalid or empty pattern, reported as `invalid --redact-pattern
+// "a(": ...`;
 // the caller should refuse to start the command then.
 //
 // Markers: a catalogue match writes "[REDACTED:<catalogue kind>]" (see
@@ -222,9 +227,14 @@ func (r *rules) value(v, kind string) {
 			continue
 		}
 		r.seen[f] = true
-		r.kws = append(r.kws, match.Keyword{Text: []byte(f), Exact: true, Kind: id})
+		r.kws = append(r.kws, match.Keyword{Text: bytesOf(f), Exact: true, Kind: id})
 	}
 }
+
+// bytesOf returns the bytes of s without copying them: a value's forms
+// add up to some 30 times its size (issue 26), and the matcher only reads
+// a keyword's text, never writes it (match.Keyword).
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // environ adds the values of opt.Environ's variables whose names look
 // secret (SPEC §6 source 1), in the order of the environment, then those
@@ -315,13 +325,15 @@ func kindName(name string) string {
 // value each line, the value with CRLF line ends, and the value with every
 // run of white space collapsed to one space (what `echo $VAR` prints).
 func variants(v string) []string {
-	out := []string{v}
 	if len(v) < minVariant {
-		return out
+		return []string{v}
 	}
-	for _, b := range []string{v, v + "\n"} {
-		full := base64.StdEncoding.EncodeToString([]byte(b))
-		if b != v {
+	out := make([]string, 0, 40+len(v)/16)
+	out = append(out, v)
+	vb := []byte(v)
+	std := encode(base64.StdEncoding, 0, vb, "")
+	for _, full := range []string{std, encode(base64.StdEncoding, 0, vb, "\n")} {
+		if full != std {
 			out = append(out, full)
 		}
 		for _, width := range []int{64, 76} {
@@ -332,31 +344,41 @@ func variants(v string) []string {
 		out = append(out, f, lowerHex(f))
 	}
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-		full := enc.EncodeToString([]byte(v))
+		full := std
+		if enc != base64.StdEncoding {
+			full = encode(enc, 0, vb, "")
+		}
 		out = append(out, full, strings.TrimRight(full, "="))
 		for k := 0; k < 3; k++ {
-			b := append(make([]byte, k), v...)
-			e := enc.EncodeToString(b)
+			e := full
+			if k > 0 {
+				e = encode(enc, k, vb, "")
+			}
 			lo := (8*k + 5) / 6
 			hi := 8 * (k + len(v)) / 6
 			out = append(out, e[lo:hi])
 		}
 	}
-	if j, err := json.Marshal(v); err == nil {
-		inner := string(j[1 : len(j)-1])
-		// Also with "/" escaped as PHP's json_encode writes it, and escaped
-		// twice, as JSON inside a JSON string holds it.
-		out = append(out, inner, strings.ReplaceAll(inner, "/", `\/`))
-		if j2, err := json.Marshal(inner); err == nil {
-			out = append(out, string(j2[1:len(j2)-1]))
+	if plainJSON(v) {
+		// What the JSON forms below come to, without building them.
+		out = append(out, v, strings.ReplaceAll(v, "/", `\/`), v, v)
+	} else {
+		if j, err := json.Marshal(v); err == nil {
+			inner := string(j[1 : len(j)-1])
+			// Also with "/" escaped as PHP's json_encode writes it, and
+			// escaped twice, as JSON inside a JSON string holds it.
+			out = append(out, inner, strings.ReplaceAll(inner, "/", `\/`))
+			if j2, err := json.Marshal(inner); err == nil {
+				out = append(out, string(j2[1:len(j2)-1]))
+			}
 		}
-	}
-	var jb bytes.Buffer
-	je := json.NewEncoder(&jb)
-	je.SetEscapeHTML(false)
-	if je.Encode(v) == nil {
-		s := strings.TrimSpace(jb.String())
-		out = append(out, s[1:len(s)-1])
+		var jb bytes.Buffer
+		je := json.NewEncoder(&jb)
+		je.SetEscapeHTML(false)
+		if je.Encode(v) == nil {
+			s := strings.TrimSpace(jb.String())
+			out = append(out, s[1:len(s)-1])
+		}
 	}
 	if strings.ContainsAny(v, "\r\n") {
 		for _, line := range strings.Split(v, "\n") {
@@ -373,6 +395,37 @@ func variants(v string) []string {
 	return out
 }
 
+// encode returns the base64 encoding by enc of k zero bytes, v and tail,
+// built without a copy of them.
+func encode(enc *base64.Encoding, k int, v []byte, tail string) string {
+	if n := k + len(v) + len(tail); n <= 1024 {
+		// Short: a copy costs less than an encoder (and its 1 KiB buffer).
+		var in [1024]byte
+		copy(in[k+copy(in[k:], v):], tail)
+		return enc.EncodeToString(in[:n])
+	}
+	var b strings.Builder
+	b.Grow(enc.EncodedLen(k + len(v) + len(tail)))
+	w := base64.NewEncoder(enc, &b)
+	w.Write(make([]byte, k))
+	w.Write(v)
+	w.Write([]byte(tail))
+	w.Close()
+	return b.String()
+}
+
+// plainJSON reports whether v is its own JSON string escaping (printable
+// ASCII but for '"', '\\' and the bytes json.Marshal escapes for HTML), so
+// that its JSON forms need not be built.
+func plainJSON(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
 // wrapped returns the lines of enc, a base64 text, wrapped at width
 // columns, as separate forms when enc is longer than one line: each full
 // line, and the last one (which may be short) together with the line
@@ -381,7 +434,7 @@ func wrapped(enc string, width int) []string {
 	if len(enc) <= width {
 		return nil
 	}
-	var lines []string
+	lines := make([]string, 0, len(enc)/width+3)
 	for i := 0; i < len(enc); i += width {
 		lines = append(lines, enc[i:min(i+width, len(enc))])
 	}
@@ -395,22 +448,31 @@ func wrapped(enc string, width int) []string {
 // (what encodeURIComponent and Python's quote print).
 func percent(v, keep string) string {
 	const hex = "0123456789ABCDEF"
-	var b strings.Builder
+	b := make([]byte, 0, len(v)+len(v)/8)
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~"+keep, c) >= 0 {
-			b.WriteByte(c)
+		if unreserved[c] || strings.IndexByte(keep, c) >= 0 {
+			b = append(b, c)
 			continue
 		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
+		b = append(b, '%', hex[c>>4], hex[c&15])
 	}
-	return b.String()
+	return string(b)
 }
+
+// unreserved holds the bytes percent leaves as they are (RFC 3986).
+var unreserved = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", byte(c)) >= 0
+	}
+	return t
+}()
 
 // lowerHex turns the hex digits of every %XX of s to lower case.
 func lowerHex(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
 	b := []byte(s)
 	for i := 0; i+2 < len(b); i++ {
 		if b[i] == '%' {
@@ -423,10 +485,12 @@ func lowerHex(s string) string {
 // Holdback returns the most bytes a Writer of this policy ever holds back
 // undecided, whatever the input and however it is split: 4096 bytes for the
 // built-in catalogue (the largest window, a JWT's), 4097 when a
-// --redact-pattern is set (a 4096-byte line and the byte after it), or the
-// longest literal form in bytes (a value or one of its encodings, see
-// Options) if that is longer. Secrets running past their window are dropped
-// as they arrive, which holds nothing.
+// --redact-pattern is set (a 4096-byte line and the byte after it). A
+// literal form (a value or one of its encodings, see Options) longer than
+// match.MaxLiteral (4096) bytes is found by its first 4096 bytes and the
+// rest is dropped as it arrives (issue 26), so it holds no more. Secrets
+// running past their window are dropped as they arrive, which holds
+// nothing.
 func (p *Policy) Holdback() int { return p.m.Holdback() }
 
 // NewWriter returns a Writer that writes the sanitized stream to dst (SPEC

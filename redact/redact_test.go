@@ -463,9 +463,20 @@ func TestUndecidable(t *testing.T) {
 }
 
 func TestInvalidPattern(t *testing.T) {
-	_, err := NewPolicy(Options{Patterns: []string{"ok", "a("}})
-	if err == nil || !strings.HasPrefix(err.Error(), `invalid --redact-pattern "a(": `) {
-		t.Errorf("err = %v", err)
+	for _, c := range []struct {
+		pats []string
+		want string
+	}{
+		{[]string{"ok", "a("}, `invalid --redact-pattern "a(": `},
+		{[]string{"ok", ""}, `invalid --redact-pattern "": empty pattern`}, // it masked nothing, silently
+	} {
+		_, err := NewPolicy(Options{Patterns: c.pats})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %s...", c.pats, err, c.want)
+		}
+		if err2 := CheckPatterns(c.pats); err2 == nil || err2.Error() != err.Error() {
+			t.Errorf("%q: CheckPatterns = %v, NewPolicy %v", c.pats, err2, err)
+		}
 	}
 }
 

@@ -33,11 +33,18 @@ func reference(p *Policy, in []byte) ([]byte, int64) {
 		folded[i] = scan.Lower(c)
 	}
 	for _, k := range p.kws {
-		n := len(k.Text)
 		hay, needle := in, k.Text
 		if !k.Exact {
 			hay, needle = folded, bytes.ToLower(k.Text)
 		}
+		// A literal longer than match.MaxLiteral is found by its first
+		// MaxLiteral bytes and takes as many of the following bytes as
+		// continue it.
+		long := k.Det == nil && k.Exact && len(needle) > match.MaxLiteral
+		if long {
+			needle = needle[:match.MaxLiteral]
+		}
+		n := len(needle)
 		for i := 0; i+n <= len(in); i++ {
 			j := bytes.Index(hay[i:], needle)
 			if j < 0 {
@@ -45,7 +52,11 @@ func reference(p *Policy, in []byte) ([]byte, int64) {
 			}
 			i += j
 			if k.Det == nil {
-				sink.spans = append(sink.spans, refSpan{s: int64(i), e: int64(i + n), kind: k.Kind})
+				e := i + n
+				for long && e < len(in) && e-i < len(k.Text) && in[e] == k.Text[e-i] {
+					e++
+				}
+				sink.spans = append(sink.spans, refSpan{s: int64(i), e: int64(e), kind: k.Kind})
 				continue
 			}
 			eval(k.Det, i, n)

@@ -11,7 +11,8 @@ var ErrClosed = match.ErrClosed
 //
 // Its output is the same however the input is split into writes. It holds
 // back at most Policy.Holdback() bytes (4096 for the built-in rules, 4097
-// with a --redact-pattern, more only for a longer literal secret form) of
+// with a --redact-pattern; a longer literal secret is found by its first
+// 4096 bytes) of
 // text that may still turn out to be part of a secret, and releases them once
 // decided; bytes it has written are never rewritten. Its memory is about
 // 64 KiB plus twice the holdback, plus 8 KiB of prefilter verdicts (one bit

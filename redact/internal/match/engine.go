@@ -42,7 +42,7 @@ const chunkSize = 64 << 10
 
 // Keyword is one string the automaton looks for.
 type Keyword struct {
-	Text  []byte   // not empty
+	Text  []byte   // not empty; only read (redact hands in the bytes of strings)
 	Exact bool     // verified byte for byte against the input (else ASCII case-insensitive)
 	Det   Detector // nil: the keyword itself is the span
 	Kind  int32    // Det nil: the span's kind, an index in the markers
@@ -103,13 +103,15 @@ type Extender struct {
 	Set   *scan.ByteSet // ExtSet: bytes that continue the span
 	Max   int           // the span grows at most this many bytes past its decided end
 	limit int64         // absolute stream offset the span never grows past; set by the matcher from Max
-	m     int           // ExtPEM: progress through the end marker
+	m     int           // ExtPEM: progress through the end marker; extLit: bytes of lit matched
+	lit   []byte        // extLit: the rest of a long literal (see literal.go)
 }
 
 const (
 	ExtNone = iota // the span does not grow
 	ExtSet         // grow while bytes are in Set
 	ExtPEM         // grow through the next "-----END" and the "-----" after it (a PEM block's last line)
+	extLit         // grow while the bytes continue lit (the matcher's own, for long literals)
 )
 
 // feed consumes b, the bytes right after the span's current end, and returns
@@ -155,6 +157,13 @@ func (x *Extender) feed(b []byte, at int64) (int, bool) {
 				x.m = len(end)
 			}
 		}
+	case extLit:
+		for i, c := range b {
+			if c != x.lit[x.m] {
+				return i, true
+			}
+			x.m++
+		}
 	default:
 		return 0, true
 	}
@@ -169,13 +178,14 @@ func (x *Extender) feed(b []byte, at int64) (int, bool) {
 // own Writer (NewWriter).
 type Matcher struct {
 	ac      *automaton
-	kws     []Keyword
-	markers [][]byte // by kind; a smaller kind wins a tie at the same start
-	lineDet Detector // if set, also opened at stream offset 0 with kw 0
-	hold    int      // most bytes ever held back, see Holdback
-	hist    int      // bytes kept before the scan position for verification and look-back
-	back    int      // the longest look-back of a Detector (see Backer)
-	vector  bool     // the scanner of remembered values may use the vector prefilter
+	kws     []Keyword // the automaton's keywords: all but the literals
+	lits    *litSet   // the literals (see literal.go); nil: none
+	markers [][]byte  // by kind; a smaller kind wins a tie at the same start
+	lineDet Detector  // if set, also opened at stream offset 0 with kw 0
+	hold    int       // most bytes ever held back, see Holdback
+	hist    int       // bytes kept before the scan position for verification and look-back
+	back    int       // the longest look-back of a Detector (see Backer)
+	vector  bool      // the scanner of remembered values may use the vector prefilter
 }
 
 // New builds the matcher for kws. markers[k] is written for a run whose
@@ -185,7 +195,26 @@ type Matcher struct {
 // keywords' detectors are called from every Writer's goroutine: they must
 // not keep state between calls.
 func New(kws []Keyword, markers [][]byte, lineDet Detector) *Matcher {
-	m := &Matcher{kws: kws, markers: markers, lineDet: lineDet, back: 2, vector: haveTeddy}
+	m := &Matcher{markers: markers, lineDet: lineDet, back: 2, vector: haveTeddy}
+	nlit := 0
+	for _, k := range kws {
+		if k.Exact && k.Det == nil && len(k.Text) >= MinLiteral {
+			nlit++
+		}
+	}
+	lits := make([]litKw, 0, nlit)
+	m.kws = make([]Keyword, 0, len(kws)-nlit)
+	for _, k := range kws {
+		if k.Exact && k.Det == nil && len(k.Text) >= MinLiteral {
+			n := min(len(k.Text), MaxLiteral)
+			lits = append(lits, litKw{text: k.Text[:n:n], rest: k.Text[n:], kind: k.Kind})
+			m.hold = max(m.hold, n)
+			continue
+		}
+		m.kws = append(m.kws, k)
+	}
+	m.lits = newLitSet(lits)
+	kws = m.kws
 	texts := make([][]byte, len(kws))
 	exact := make([]bool, len(kws))
 	after := make([]bool, len(kws))
@@ -217,7 +246,8 @@ func New(kws []Keyword, markers [][]byte, lineDet Detector) *Matcher {
 
 // Holdback returns the most bytes a Writer of m ever holds back undecided,
 // whatever the input and however it is split: the longest window of a
-// detector or the longest keyword, whichever is longer. Open-ended spans
+// detector or the longest keyword, whichever is longer, a literal counting
+// at most its first MaxLiteral bytes (see literal.go). Open-ended spans
 // are dropped as they arrive, which holds nothing.
 func (m *Matcher) Holdback() int { return m.hold }
 
@@ -240,7 +270,12 @@ func (m *Matcher) WithoutVector() *Matcher {
 // KiB, and the scalar filter runs until then, with the same output; it is
 // for the tests and benchmarks that measure the vector path from the first
 // byte.
-func (m *Matcher) BuildVector() { m.ac.ted.wait() }
+func (m *Matcher) BuildVector() {
+	m.ac.ted.wait()
+	if m.lits != nil {
+		m.lits.ted.wait()
+	}
+}
 
 type cand struct {
 	start int64 // stream offset of the keyword
@@ -275,6 +310,8 @@ type stream struct {
 	curStart int64 // start of the candidate under evaluation, for add
 	replaced int64
 	rep      repeats             // remembered values and their later occurrences (repeat.go)
+	lscan    int64               // every position before lscan was checked against the literals (literal.go)
+	litMasks []uint32            // room for the vector prefilter's verdicts on literals
 	remember func(v []byte) bool // whether to remember the value of a decided span; nil: none
 	obs      Observer            // told of each run written as a marker; nil: none
 	eof      bool
@@ -392,6 +429,7 @@ func (s *stream) addSpan(sp span) {
 // and drops from the buffer what is no longer needed.
 func (s *stream) settle() {
 	s.evalCands()
+	s.scanLits() // before growOpen: a long literal's span is open
 	s.growOpen()
 	s.release(s.frontier())
 	s.compact()
@@ -472,7 +510,7 @@ func (s *stream) frontier() int64 {
 	// Remembered values: those whose spans end before f are final; their
 	// later occurrences, and a possible one cut by the end of the buffer,
 	// bound what may be released.
-	f = min(f, s.repeatsSettle(f))
+	f = min(f, s.repeatsSettle(f), s.lscan)
 	if s.eof {
 		f = math.MaxInt64
 	}
@@ -486,8 +524,8 @@ func (s *stream) tentative() []byte {
 	if s.err != nil || s.eof || s.inRun || len(s.spans) > 0 || s.rel >= s.pos {
 		return nil
 	}
-	if len(s.rep.vals) > 0 && s.rep.scan < s.pos {
-		return nil // a remembered value may begin in the held bytes
+	if len(s.rep.vals) > 0 && s.rep.scan < s.pos || s.lscan < s.pos {
+		return nil // a remembered value or a literal may begin in the held bytes
 	}
 	for _, c := range s.cands {
 		if c.from < s.pos {
@@ -504,7 +542,7 @@ func (s *stream) tentative() []byte {
 // compact drops from the buffer what candidates, verification and release
 // no longer need.
 func (s *stream) compact() {
-	keep := min(s.rel, s.pos-int64(s.m.hist), s.rep.scan)
+	keep := min(s.rel, s.pos-int64(s.m.hist), s.rep.scan, s.lscan)
 	for _, c := range s.cands {
 		keep = min(keep, c.start-int64(s.m.back))
 	}
@@ -522,7 +560,8 @@ func (s *stream) compact() {
 func sameOpen(spans []span, sp *span) int {
 	for j := len(spans) - 1; j >= 0; j-- {
 		o := &spans[j]
-		if o.ext.Mode == sp.ext.Mode && o.ext.Set == sp.ext.Set && o.ext.m == sp.ext.m && o.e == sp.e {
+		if o.ext.Mode == sp.ext.Mode && o.ext.Set == sp.ext.Set && o.ext.m == sp.ext.m && o.e == sp.e &&
+			(o.ext.Mode != extLit || &o.ext.lit[0] == &sp.ext.lit[0]) {
 			return j
 		}
 	}
