@@ -262,3 +262,37 @@ func TestSetsidDescendantTermed(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestKillAfter: a Request's kill-after governs the escalation of
+// its signal, longer or shorter than Config.KillAfter (issue 26: `capwrap
+// stop --kill-after 30s` killed at the job's launch-time 5 s).
+func TestRequestKillAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cfgAfter  time.Duration
+		req       Request
+		trap      string // the command's SIGTERM trap
+		escalated bool
+	}{
+		{"longer than the run's", 50 * time.Millisecond, Request{syscall.SIGTERM, time.Minute}, `sleep 0.5; exit 7`, false},
+		{"shorter than the run's", time.Hour, Request{syscall.SIGTERM, 50 * time.Millisecond}, ``, true},
+		{"a signal that does not ask to end", time.Hour, Request{syscall.SIGUSR1, 50 * time.Millisecond}, ``, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ready := filepath.Join(t.TempDir(), "ready")
+			sigs := make(chan os.Signal, 1)
+			cfg := Config{Signals: sigs, DrainTimeout: 100 * time.Millisecond, KillAfter: tc.cfgAfter,
+				OnStart: func(int) { go func() { waitFile(ready); sigs <- tc.req }() }}
+			res, _, _ := run(t, cfg, "sh", "-c", `trap '`+tc.trap+`' TERM; trap '' USR1; : >"$0"; while :; do sleep 0.05; done`, ready)
+			if tc.escalated {
+				if res.State != StateSignaled || res.Signal != syscall.SIGKILL || !res.Escalated {
+					t.Errorf("state %v signal %v escalated %v, want SIGKILL by escalation", res.State, res.Signal, res.Escalated)
+				}
+				return
+			}
+			if res.State != StateExited || res.ExitCode != 7 {
+				t.Errorf("state %v exit %d signal %v, want exit 7 by the trap", res.State, res.ExitCode, res.Signal)
+			}
+		})
+	}
+}

@@ -204,7 +204,8 @@ type Result struct {
 	// it SIGKILL (SPEC §3); with Signal SIGKILL, that ended the child. Not
 	// set for the SIGKILL of a --timeout (TimedOut says that).
 	Escalated bool
-	// KillAfter is Config.KillAfter: the grace period Escalated refers to.
+	// KillAfter is the grace period Escalated refers to: Config.KillAfter,
+	// or the KillAfter of the Request that armed the timer last.
 	KillAfter time.Duration
 	// WaitedForTerminal is true when the child was stopped for reading or
 	// setting a terminal (SIGTTIN, SIGTTOU) that capwrap, without
@@ -651,18 +652,56 @@ func (c *child) release() {
 // it in Result.Forwarded. The first one that asks the child to end arms
 // the kill-after timer (SPEC §3, as timeout -k); later ones do not move it.
 func (c *child) relay(sig os.Signal) {
-	forward(c.pid, sig, c.streams)
+	killAfter := time.Duration(-1)
+	if r, ok := sig.(Request); ok {
+		sig, killAfter = r.Sig, r.KillAfter
+	}
+	s := sig.(syscall.Signal)
 	c.res.noteForwarded(sig)
-	if s := sig.(syscall.Signal); ending(s) {
-		// Also to the descendants that left the group (setsid), and,
-		// as a stopped group would only act on it once continued (as
-		// timeout(1) does), SIGCONT follows.
+	switch {
+	case ending(s):
+		// To the group and to the descendants that left it (setsid),
+		// those first (signalTree); as a stopped group would only act on
+		// it once continued (as timeout(1) does), SIGCONT follows.
 		c.signalTree(s, syscall.SIGCONT)
-		if c.kill == nil {
-			c.armKill(true)
+	case s == syscall.SIGKILL:
+		// A SIGKILL asked for ends the whole tree, as escalate does.
+		c.signalTree(syscall.SIGKILL)
+	default:
+		forward(c.pid, sig, c.streams)
+	}
+	switch {
+	case s == syscall.SIGKILL:
+	case killAfter >= 0:
+		// A stop's own --kill-after governs its escalation, whatever
+		// armed the timer before (issue 26).
+		if c.kill != nil {
+			c.kill.Stop()
 		}
+		c.armKillAfter(killAfter, true)
+	case ending(s) && c.kill == nil:
+		c.armKill(true)
 	}
 }
+
+// Request is a signal from elsewhere (Config.Signals: `capwrap stop`,
+// SPEC §10) with the kill-after that governs its escalation. Sent on
+// Config.Signals, it is handled as a bare syscall.Signal is, except that
+// the kill-after timer is armed anew with KillAfter, whatever the signal
+// (SIGKILL aside), replacing Config.KillAfter and any timer armed before:
+// SIGKILL to the tree KillAfter later if it still runs. A negative
+// KillAfter keeps the bare signal's rule (only a signal that asks the
+// command to end arms the timer, with Config.KillAfter, once).
+type Request struct {
+	Sig       syscall.Signal
+	KillAfter time.Duration
+}
+
+// String names the signal, as syscall.Signal does.
+func (r Request) String() string { return r.Sig.String() }
+
+// Signal makes Request an os.Signal.
+func (r Request) Signal() {}
 
 // expire is --timeout: SIGTERM to the group now, and the kill-after timer
 // for SIGKILL KillAfter later, unless a forwarded signal armed it first.
@@ -679,7 +718,13 @@ func (c *child) expire() {
 // armKill starts the kill-after timer; forwarded says a forwarded signal,
 // not the timeout, armed it.
 func (c *child) armKill(forwarded bool) {
-	c.kill = time.NewTimer(c.cfg.KillAfter)
+	c.armKillAfter(c.cfg.KillAfter, forwarded)
+}
+
+// armKillAfter is armKill with kill-after d (a Request's).
+func (c *child) armKillAfter(d time.Duration, forwarded bool) {
+	c.res.KillAfter = d // the grace Escalated refers to
+	c.kill = time.NewTimer(d)
 	c.killC = c.kill.C
 	c.killFwd = forwarded
 }
