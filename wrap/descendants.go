@@ -15,6 +15,31 @@ type proc struct {
 	zombie   bool
 }
 
+// walkTree lists the descendants of self from a parent-to-children map
+// (kids) and the zombies among them, depth first, each with the direct
+// child of self it descends from; a direct child for which skip is true
+// is left out with its subtree. It is listTree's walk where the system
+// gives every process's parent (Linux's /proc scan, macOS's sysctl).
+func walkTree(kids map[int][]int, zombie map[int]bool, self int, skip func(pid int) bool) []proc {
+	var out []proc
+	var walk func(pid, top int)
+	walk = func(pid, top int) {
+		for _, k := range kids[pid] {
+			t := top
+			if pid == self {
+				if skip(k) {
+					continue
+				}
+				t = k
+			}
+			out = append(out, proc{pid: k, top: t, zombie: zombie[k]})
+			walk(k, t)
+		}
+	}
+	walk(self, 0)
+	return out
+}
+
 // Descendant is a process the command left running when it ended (SPEC
 // §3): its pid, its command line (cut to CommandMax bytes; "" where the
 // system does not say, see procCommand) and, when it held one of the

@@ -25,23 +25,7 @@ func listTree(skip func(pid int) bool) []proc {
 		zombie[pid] = p.Proc.P_stat == szomb
 	}
 	self := os.Getpid()
-	var out []proc
-	var walk func(pid, top int)
-	walk = func(pid, top int) {
-		for _, k := range kids[pid] {
-			t := top
-			if pid == self {
-				if skip(k) {
-					continue
-				}
-				t = k
-			}
-			out = append(out, proc{pid: k, top: t, zombie: zombie[k]})
-			walk(k, t)
-		}
-	}
-	walk(self, 0)
-	return out
+	return walkTree(kids, zombie, self, skip)
 }
 
 // procCommand is pid's name (p_comm, at most 16 bytes), "" when it is gone.

@@ -96,23 +96,7 @@ func scanTree(self int, skip func(pid int) bool) []proc {
 		kids[ppid] = append(kids[ppid], pid)
 		zombie[pid] = state == 'Z' || state == 'X'
 	}
-	var out []proc
-	var walk func(pid, top int)
-	walk = func(pid, top int) {
-		for _, k := range kids[pid] {
-			t := top
-			if pid == self {
-				if skip(k) {
-					continue
-				}
-				t = k
-			}
-			out = append(out, proc{pid: k, top: t, zombie: zombie[k]})
-			walk(k, t)
-		}
-	}
-	walk(self, 0)
-	return out
+	return walkTree(kids, zombie, self, skip)
 }
 
 // statFields returns the fields of /proc/PID/stat after the command name
