@@ -138,7 +138,7 @@ func descendantsLine(p wrap.Result) string {
 	if p.DescendantsLeft {
 		b.WriteString("; left running (--leave-descendants)")
 	} else {
-		fmt.Fprintf(&b, "; capwrap ended %s (SIGTERM, then SIGKILL --kill-after later); --leave-descendants leaves them running", it)
+		fmt.Fprintf(&b, "; capwrap ended %s (SIGTERM, then SIGKILL --kill-after later); --leave-descendants leaves %s running", it, it)
 	}
 	return b.String()
 }

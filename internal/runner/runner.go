@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -383,9 +384,10 @@ func (r *run) settle() error {
 		o.Process.StartErr = sanitized
 	}
 	// The command lines of the processes the command left running are
-	// sanitized as its own label is, for the human line and the receipt.
+	// sanitized as its own label is, and made display-safe, for the human
+	// line and the receipt: a process chooses its own name.
 	for i, d := range o.Process.Descendants {
-		o.Process.Descendants[i].Command = sanitize(policy, d.Command)
+		o.Process.Descendants[i].Command = displayCommand(sanitize(policy, d.Command))
 	}
 	if line := descendantsLine(o.Process); line != "" {
 		r.d.Warnf("%s", line)
@@ -532,6 +534,15 @@ func (r *run) capture() *store.Capture {
 // placeOf names capture c for the receipt.
 func placeOf(c *store.Capture) *Place {
 	return &Place{ID: c.ID(), Dir: c.Path(), AbsDir: c.AbsPath()}
+}
+
+// displayCommand is a process's command line as a terminal may show it
+// (preview.Sanitize: escape sequences removed, other control bytes shown
+// escaped) on one line (runs of white space, newlines and tabs included,
+// made one space): a descendant's name is the process's own choice, and
+// may hold ESC or BEL that would retitle or clear the reader's terminal.
+func displayCommand(s string) string {
+	return strings.Join(strings.Fields(string(preview.Sanitize([]byte(s)))), " ")
 }
 
 // sanitize masks s with policy, or returns it as is with redaction off.
