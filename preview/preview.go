@@ -478,6 +478,9 @@ func appendMarker(dst []byte, s *section, st *Stream, readLimit int64) []byte {
 	end, them, in := s.b, "them", "in them"
 	if st.FileShort && st.FileBytes < s.b {
 		// The file stops inside or before the omitted part.
+		if st.FileBytes == 0 {
+			return append(dst, "; the capture holds none of the stream: they are not in it …\n"...)
+		}
 		dst = append(dst, "; the capture holds only the stream's first "...)
 		dst = appendCount(dst, st.FileBytes, "byte", "bytes")
 		if st.FileBytes <= s.a {

@@ -616,6 +616,7 @@ func TestRenderMarkerFileShort(t *testing.T) {
 		{"file ends inside the omission", 110000, []string{" omitted; file to/ID/stdout.log; the capture holds only the stream's first 110,000 bytes: `capwrap read ID --lines 182:` reads the part it holds 9,000 bytes at a time; add `--grep REGEX` to it to find lines in it …"}, ""},
 		{"file ends inside the omission, within one read", 10000, []string{" omitted; file to/ID/stdout.log; the capture holds only the stream's first 10,000 bytes: `capwrap read ID --lines 182:` prints the part it holds …"}, ""},
 		{"file ends before the omission", 1000, []string{" omitted; file to/ID/stdout.log; the capture holds only the stream's first 1,000 bytes: they are not in it …"}, "capwrap read"},
+		{"file holds nothing", 0, []string{" omitted; file to/ID/stdout.log; the capture holds none of the stream: they are not in it …"}, "first 0"},
 		{"file ends after the omission", int64(len(data)) - 10, []string{" omitted; file to/ID/stdout.log; `capwrap read ID --lines 182:19455` reads them"}, "holds only"},
 	}
 	for _, tt := range tests {
