@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -29,8 +30,15 @@ import (
 // Bounds of the stress test: in CI it runs for stressBudget from its start,
 // the builds of the two binaries included (whatever fits, at least
 // stressMinRuns runs), two runs at a time at most (a 2-core
-// machine); CAPWRAP_STRESS_RUNS=N runs exactly N instead, for a longer run
-// by hand, and CAPWRAP_STRESS_SEED replays a seed.
+// machine); -stress.runs N (go test -run TestStartupSignalStress -args
+// -stress.runs 10000) runs exactly N instead, for a longer run by hand,
+// and -stress.seed S replays a seed. Test flags, not CAPWRAP_ variables:
+// capwrap itself reads no such variable (docs_test's TestEnvDocumented).
+var (
+	stressRuns = flag.Int("stress.runs", 0, "TestStartupSignalStress: run exactly this many runs (0: as many as fit in its budget)")
+	stressSeed = flag.Uint64("stress.seed", 0, "TestStartupSignalStress: replay this seed (0: a new one)")
+)
+
 const (
 	stressBudget  = 45 * time.Second
 	stressMinRuns = 200
@@ -131,18 +139,17 @@ func TestStartupSignalStress(t *testing.T) {
 		t.Log("no C compiler: the static binary only")
 	}
 	runs, timed := stressMinRuns, true
-	if s := os.Getenv("CAPWRAP_STRESS_RUNS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			t.Fatalf("CAPWRAP_STRESS_RUNS=%q: want a positive count", s)
-		}
-		runs, timed = n, false
+	if *stressRuns < 0 {
+		t.Fatalf("-stress.runs %d: want a positive count", *stressRuns)
+	}
+	if *stressRuns > 0 {
+		runs, timed = *stressRuns, false
 	}
 	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("CAPWRAP_STRESS_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
+	if *stressSeed != 0 {
+		seed = *stressSeed
 	}
-	t.Logf("seed %d (CAPWRAP_STRESS_SEED replays it)", seed)
+	t.Logf("seed %d (-stress.seed replays it)", seed)
 	base := t.TempDir()
 	tag := "CAPWRAP_TEST_RUN=" + t.Name()
 

@@ -153,8 +153,8 @@ func TestJobControl(t *testing.T) {
 		}
 		select {
 		case s := <-j.signals:
-			if s != want {
-				t.Errorf("got %v, want %v", s, want)
+			if r, ok := s.(wrap.Request); !ok || r.Sig != want {
+				t.Errorf("got %#v, want a wrap.Request of %v", s, want)
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatalf("no %v", want)
