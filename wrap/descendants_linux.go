@@ -241,7 +241,7 @@ func anyOrphan(skip func(pid int) bool) bool {
 }
 
 // ownChildren is the orphans among capwrap's children (but those skip
-// names) with their states, for reapOrphans on SIGCHLD: Linux attaches
+// names) with their states, for reapOrphans once a second (orphanReap): Linux attaches
 // an orphan to capwrap's main thread (see anyOrphan), so one read of that
 // thread's children file finds them, with no walk of the command's tree.
 func ownChildren(skip func(pid int) bool) []proc {
