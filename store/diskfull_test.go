@@ -15,25 +15,6 @@ import (
 	"github.com/capwrap/capwrap/receipt"
 )
 
-// fullWriter takes limit bytes, then fails as a full disk does.
-type fullWriter struct {
-	*os.File
-	mu    *sync.Mutex
-	limit *int
-}
-
-func (w fullWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := min(len(p), *w.limit)
-	n, _ = w.File.Write(p[:n])
-	*w.limit -= n
-	if n < len(p) {
-		return n, &fs.PathError{Op: "write", Path: w.Name(), Err: syscall.ENOSPC}
-	}
-	return n, nil
-}
-
 // TestDiskFullPublishes: a capture whose disk fills up is partial with
 // reason disk_full, keeps the bytes written before, and still publishes
 // its receipt (in the space set aside at Create), so that list and show
@@ -42,7 +23,7 @@ func TestDiskFullPublishes(t *testing.T) {
 	d := mustOpen(t, t.TempDir())
 	var mu sync.Mutex
 	limit := 1000
-	d.wrapFile = func(_ string, f *os.File) fileWriter { return fullWriter{f, &mu, &limit} }
+	d.wrapFile = func(_ string, f *os.File) fileWriter { return shortWriter{f, &mu, &limit, syscall.ENOSPC} }
 	enospc := &fs.PathError{Op: "write", Path: "receipt.json.tmp", Err: syscall.ENOSPC}
 	d.publishFault = func() error { return enospc }
 	c, err := d.Create(time.Now(), Limits{})

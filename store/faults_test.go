@@ -43,24 +43,26 @@ func (w slowWriter) Write(p []byte) (int, error) {
 	return w.File.Write(p)
 }
 
-// shortWriter accepts limit bytes, then fails like a broken disk: the
-// write that crosses the limit is short.
+// shortWriter accepts limit bytes, then fails as a broken (EIO) or full
+// (ENOSPC) disk does, with errno: the write that crosses the limit is
+// short.
 type shortWriter struct {
 	*os.File
 	mu    *sync.Mutex
 	limit *int
+	errno syscall.Errno
 }
 
 func (w shortWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(p) <= *w.limit {
-		*w.limit -= len(p)
-		return w.File.Write(p)
+	n := min(len(p), *w.limit)
+	n, _ = w.File.Write(p[:n])
+	*w.limit -= n
+	if n < len(p) {
+		return n, &fs.PathError{Op: "write", Path: w.Name(), Err: w.errno}
 	}
-	n, _ := w.File.Write(p[:*w.limit])
-	*w.limit = 0
-	return n, &fs.PathError{Op: "write", Path: w.Name(), Err: syscall.EIO}
+	return n, nil
 }
 
 func TestWriterStalled(t *testing.T) {
@@ -199,7 +201,7 @@ func TestShortWriteEIO(t *testing.T) {
 	d := mustOpen(t, t.TempDir())
 	var mu sync.Mutex
 	limit := 100_000
-	d.wrapFile = func(stream string, f *os.File) fileWriter { return shortWriter{f, &mu, &limit} }
+	d.wrapFile = func(stream string, f *os.File) fileWriter { return shortWriter{f, &mu, &limit, syscall.EIO} }
 	c, err := d.Create(time.Now(), Limits{})
 	if err != nil {
 		t.Fatal(err)

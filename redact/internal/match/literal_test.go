@@ -39,19 +39,7 @@ func TestLiterals(t *testing.T) {
 		{long + long[:MaxLiteral] + "ab", "[X]"},               // back to back, and "ab" touching: one run
 	} {
 		for _, size := range []int{0, 1, 3, 8, MaxLiteral - 1, MaxLiteral + 1} {
-			var out bytes.Buffer
-			w := NewWriter(m, &out, nil, nil, nil)
-			in := []byte(tc.in)
-			for len(in) > 0 {
-				n := len(in)
-				if size > 0 {
-					n = min(n, size)
-				}
-				w.Write(in[:n])
-				in = in[n:]
-			}
-			w.Close()
-			if got := out.String(); got != tc.want {
+			if got := writeInPieces(m, tc.in, size); got != tc.want {
 				t.Errorf("%.40q in writes of %d: got %.60q, want %.60q", tc.in, size, got, tc.want)
 			}
 		}
@@ -64,18 +52,7 @@ func TestLiterals(t *testing.T) {
 		{"<" + long + ">" + long[:MaxLiteral+7] + "!", "<[X]>[X]!"},
 	} {
 		for _, size := range []int{0, 1, 5, MaxLiteral + 1} {
-			var out bytes.Buffer
-			w := NewWriter(few, &out, nil, nil, nil)
-			for in := []byte(tc.in); len(in) > 0; {
-				n := len(in)
-				if size > 0 {
-					n = min(n, size)
-				}
-				w.Write(in[:n])
-				in = in[n:]
-			}
-			w.Close()
-			if got := out.String(); got != tc.want {
+			if got := writeInPieces(few, tc.in, size); got != tc.want {
 				t.Errorf("few heads: %.40q in writes of %d: got %.60q, want %.60q", tc.in, size, got, tc.want)
 			}
 		}
@@ -96,4 +73,21 @@ func TestLiterals(t *testing.T) {
 	if out.String() != "xyz s3cret" {
 		t.Errorf("after ret: written %q", out.String())
 	}
+}
+
+// writeInPieces is what a Writer of m makes of in written size bytes at a
+// time (all at once for size 0).
+func writeInPieces(m *Matcher, in string, size int) string {
+	var out bytes.Buffer
+	w := NewWriter(m, &out, nil, nil, nil)
+	for b := []byte(in); len(b) > 0; {
+		n := len(b)
+		if size > 0 {
+			n = min(n, size)
+		}
+		w.Write(b[:n])
+		b = b[n:]
+	}
+	w.Close()
+	return out.String()
 }
