@@ -429,6 +429,7 @@ func (d *assignDet) separated(w []byte, i int, sep byte, k *assignKey, c valueCt
 	i = j
 	c.strong = sep == '=' && !k.blank && !afterBlank && k.quote == 0 && (k.env || k.p == '?' || k.p == '&' || k.p == ';' || k.dashes > 0)
 	c.prose = sep == ':' && afterBlank
+	c.query = k.p == '?' || k.p == '&' || w[i-1] == 'd' || w[i-1] == 'D' // after ?, & or %3D
 	switch w[i] {
 	case '\n', '\r', '|', '>':
 		if sep == ':' {
@@ -438,6 +439,12 @@ func (d *assignDet) separated(w []byte, i int, sep byte, k *assignKey, c valueCt
 			return false, 0
 		}
 	case '{':
+		switch bracedAt(w, i, final) {
+		case scan.More:
+			return scan.Wait(final, i)
+		case scan.Yes:
+			return d.value(w, i, c, final, sink) // Jenkins: secret: {AQAAABAAAAAQ...}
+		}
 		return d.lookValue(w, i+1, c, final, sink)
 	case '[':
 		if sep == ':' && !afterBlank {
@@ -518,6 +525,7 @@ type valueCtx struct {
 	strong bool   // a context where any literal is a value (NAME=value in an environment, --flag, a URL query, XML)
 	prose  bool   // after ": ", a bare value followed by another word is prose
 	wordy  bool   // a lower-case word is no value ("the --password option")
+	query  bool   // in a URL query: "&" ends a bare value (see valueEnd)
 }
 
 // value reads the value at w[i] (quoted or bare) and masks it if it is a
@@ -548,8 +556,11 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink match.Sp
 	if q.N > 0 {
 		return d.quoted(w, i+q.N, q, c, final, sink)
 	}
+	if w[i] == '=' && i+1 < len(w) && setToken[w[i+1]] && w[i+1] != '=' {
+		i++ // "password: =V": V is the value, the "=" stays (and is not remembered with it)
+	}
 	vs := i
-	for i < len(w) && setBare[w[i]] && i-vs <= assignValueMax {
+	for i < len(w) && setToken[w[i]] && i-vs <= assignValueMax {
 		if w[i] == '\\' {
 			if i+1 == len(w) {
 				break
@@ -560,11 +571,15 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink match.Sp
 		}
 		i++
 	}
+	whole := i < len(w) || final
+	if e := valueEnd(w[vs:i], c.query, whole && i-vs <= assignValueMax); vs+e < i {
+		i, whole = vs+e, true
+	}
 	if i-vs > assignValueMax {
-		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setBare, Max: extendMax})
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setToken, Max: extendMax})
 		return false, 0
 	}
-	if i == len(w) && !final {
+	if !whole {
 		return true, vs
 	}
 	ve := i
@@ -598,6 +613,9 @@ func hasUpper(b []byte) bool {
 // quoted reads a quoted value starting at w[vs], after the opening quote q,
 // and masks it if it is a secret.
 func (d *assignDet) quoted(w []byte, vs int, q scan.Quote, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
+	if vs+1 < len(w) && w[vs] == '=' && w[vs+1] != '=' && w[vs+1] != q.Q && w[vs+1] != '\\' && w[vs+1] != '\n' {
+		vs++ // "password": "=V": V is masked and remembered, the "=" stays (see value)
+	}
 	i := vs
 	ve := -1
 	cut := false // w ends inside a lexeme that may close the value
@@ -673,7 +691,14 @@ func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink ma
 	for i < len(w) && w[i] != '<' && w[i] != '\n' && i-vs <= assignValueMax {
 		i++
 	}
-	if i-vs > assignValueMax || i < len(w) && w[i] == '\n' {
+	if i-vs > assignValueMax {
+		// Longer than a value is looked at: the element's text is masked as
+		// far as it goes on its line, without waiting for the closing tag
+		// (issue 27: it used to be shown).
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setXMLText, Max: extendMax})
+		return false, 0
+	}
+	if i < len(w) && w[i] == '\n' {
 		return false, 0
 	}
 	ve := i
@@ -854,11 +879,14 @@ func (d *assignDet) secret(v []byte, quoted bool, c valueCtx) bool {
 // For the other keys (token, secret, api key...): at least minLen bytes, not
 // all digits, and random (see random) unless the context is strong.
 func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte) bool {
+	if bracedSecret(v) {
+		return true // Jenkins: <secret>{AQAAABAAAAAQ...}</secret>
+	}
 	if len(v) == 0 || placeholder(v) || typeWord(v) || bytes.Contains(v, []byte("://")) || bytes.HasPrefix(v, []byte("arn:")) || regex(v) {
 		return false
 	}
 	s := shapeOf(v)
-	rnd := s.random()
+	rnd := s.random() || hexToken(v) || dense(v)
 	if !rnd && s.digit == 0 && s.other == 0 && containsFold(v, kw) {
 		return false
 	}
@@ -1105,15 +1133,15 @@ var (
 func code(v []byte) bool {
 	if k := bytes.IndexAny(v, "([{"); k >= 0 {
 		pre := bytes.TrimLeft(v[:k], "&*!")
-		if len(pre) == 0 || pre[0] == '[' || ident(pre) {
-			return true
+		if len(pre) == 0 || pre[0] == '[' || ident(pre) && callExpr(v[k:]) {
+			return true // a call only when nothing but more of it follows its ")": abc(def)ghi1 is a value
 		}
 	}
 	if bytes.Contains(v, []byte("::")) || bytes.Contains(v, []byte("->")) {
 		return true
 	}
-	if len(v) > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X' || v[1] == 'b' || v[1] == 'o') {
-		return true // a number literal: 0x53c237_53c237
+	if numberLiteral(v) {
+		return true // a number literal: 0x53c237_53c237, not a 0x-prefixed token (see numberLiteral)
 	}
 	if bytes.IndexByte(v, '.') > 0 && ident(v) {
 		for _, part := range bytes.Split(v, []byte(".")) {
