@@ -429,7 +429,7 @@ func (d *assignDet) separated(w []byte, i int, sep byte, k *assignKey, c valueCt
 	i = j
 	c.strong = sep == '=' && !k.blank && !afterBlank && k.quote == 0 && (k.env || k.p == '?' || k.p == '&' || k.p == ';' || k.dashes > 0)
 	c.prose = sep == ':' && afterBlank
-	c.query = k.p == '?' || k.p == '&' || w[i-1] == 'd' || w[i-1] == 'D' // after ?, & or %3D
+	c.query = k.p == '?' || k.p == '&' || !afterBlank && i >= 3 && w[i-3] == '%' // after ?, & or a %3D separator
 	switch w[i] {
 	case '\n', '\r', '|', '>':
 		if sep == ':' {
