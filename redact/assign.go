@@ -244,9 +244,6 @@ func extension(rest []byte) bool {
 // a quoted string and its end has come.
 var jsonEscape = scan.NewSet(`"'nrtubf/\`)
 
-// setBare holds the bytes of an unquoted value.
-var setBare = scan.NewSet(" \t,;\"'`)]}>&<").Union(setControl).Not()
-
 // assignKey is what an assignment has read of its key: where the name
 // starts around the keyword, whether it is a command-line flag, and the
 // quote and blanks that follow the name.
@@ -576,7 +573,11 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink match.Sp
 		i, whole = vs+e, true
 	}
 	if i-vs > assignValueMax {
-		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setToken, Max: extendMax})
+		set := setToken
+		if c.query {
+			set = setQueryValue
+		}
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: set, Max: extendMax})
 		return false, 0
 	}
 	if !whole {

@@ -34,6 +34,10 @@ import (
 // quotes and control bytes.
 var setToken = scan.NewSet(" \t\"'`").Union(setControl).Not()
 
+// setQueryValue holds the bytes of a value in a URL query that is masked
+// past assignValueMax as it arrives: a token's, but "&" ends it.
+var setQueryValue = scan.NewSet(" \t\"'`&").Union(setControl).Not()
+
 // setValueStart holds the first byte of a name that may follow "&", ";" or
 // "," inside a token as the next key (a letter or "_").
 var setValueStart = scan.NewSet("A-Za-z_")

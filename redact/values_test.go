@@ -159,3 +159,13 @@ func TestValueLeadingEquals(t *testing.T) {
 		{"password: =p@ss&w0rd!\nuse=p@ss&w0rd! now\n", "password: =[REDACTED:password]\nuse=[REDACTED:password] now\n"},
 	})
 }
+
+// TestValueLong: a value longer than 256 bytes is masked as it arrives, to
+// the end of its token, or in a URL query to the next "&".
+func TestValueLong(t *testing.T) {
+	long := strings.Repeat("Zq8v3LmN0pXr7TsW", 20) // 320 bytes
+	checkValueCases(t, []valueCase{
+		{"GET /cb?token=" + long + "&next=/home HTTP/1.1\n", "GET /cb?token=[REDACTED:token]&next=/home HTTP/1.1\n"},
+		{"password=" + long + "&x done\n", "password=[REDACTED:password] done\n"},
+	})
+}
