@@ -557,18 +557,23 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink match.Sp
 		i++ // "password: =V": V is the value, the "=" stays (and is not remembered with it)
 	}
 	vs := i
-	for i < len(w) && setToken[w[i]] && i-vs <= assignValueMax {
-		if w[i] == '\\' {
+	cut := false // w ends where its next byte decides whether the value goes on
+	for i < len(w) && i-vs <= assignValueMax {
+		b := w[i]
+		if b == '\\' || isQuote(b) && i > vs {
 			if i+1 == len(w) {
+				cut = !final
 				break
 			}
-			if jsonEscape[w[i+1]] {
+			if b == '\\' && jsonEscape[w[i+1]] || b != '\\' && !quoteInValue(w[i+1]) {
 				break
 			}
+		} else if !setToken[b] {
+			break
 		}
 		i++
 	}
-	whole := i < len(w) || final
+	whole := !cut && i < len(w) || final
 	if e := valueEnd(w[vs:i], c.query, whole && i-vs <= assignValueMax); vs+e < i {
 		i, whole = vs+e, true
 	}
@@ -584,7 +589,7 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink match.Sp
 		return true, vs
 	}
 	ve := i
-	if c.prose && i < len(w) && setBlank[w[i]] && letters(w[vs:i]) {
+	if c.prose && i < len(w) && setBlank[w[i]] && word(w[vs:i]) {
 		j := scan.Skip(w, i, setBlank, 8)
 		if j == len(w) && !final {
 			return true, vs

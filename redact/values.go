@@ -349,3 +349,24 @@ func bracedAt(w []byte, i int, final bool) scan.Lex {
 	}
 	return scan.No
 }
+
+// isQuote reports whether c is a quote: " ' or `.
+func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+
+// quoteInValue reports whether a quote inside a bare value is part of it,
+// given the byte after it (next): a letter or digit follows it (ab"cd1,
+// p'ss1 in an env dump). Otherwise it closes the string the assignment
+// was in ("password=X", 'token=X',).
+func quoteInValue(next byte) bool { return setAlnum[next] }
+
+// word reports whether v is a word of prose: letters, and an apostrophe
+// between letters (backup's, don't), which a bare value now holds (see
+// quoteInValue).
+func word(v []byte) bool {
+	for k, c := range v {
+		if !setLetter[c] && !(c == '\'' && k > 0 && k+1 < len(v)) {
+			return false
+		}
+	}
+	return len(v) > 0
+}

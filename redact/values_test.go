@@ -47,6 +47,13 @@ func TestValueWholeToken(t *testing.T) {
 		{"db:\n  password: p@ss&w0rd)x1\n", "db:\n  password: [REDACTED:password]\n"},
 		{"env: DB_PASSWORD=Xy7&(a)b=c?d\n", "env: DB_PASSWORD=[REDACTED:password]\n"},
 		{"password=s3cr3t<>x9 ok\n", "password=[REDACTED:password] ok\n"},
+		// A quote inside the token is part of the value when a letter or
+		// digit follows it; else it closes the string the line was in.
+		{"PASSWORD=ab\"cd1 ok\n", "PASSWORD=[REDACTED:password] ok\n"},
+		{"DB_PASSWORD=p'ss!w0rd9 x\n", "DB_PASSWORD=[REDACTED:password] x\n"},
+		{"echo \"password=Hq7&x9!a\"\n", "echo \"password=[REDACTED:password]\"\n"},
+		{"x='token=Zq8v3LmN0pXr7TsW'\n", "x='token=[REDACTED:token]'\n"},
+		{`{"cmd":"login password=Hq7&x9!a","ok":true}` + "\n", `{"cmd":"login password=[REDACTED:password]","ok":true}` + "\n"},
 	})
 }
 
@@ -72,7 +79,8 @@ func TestValueCarrierEnds(t *testing.T) {
 }
 
 // TestValueCodeStays: a call is code only when nothing but more of it
-// follows its ")"; a short number literal is code. These stay exactly.
+// follows its ")"; a short number literal is code; words with an
+// apostrophe after "key: " are prose. These stay exactly.
 func TestValueCodeStays(t *testing.T) {
 	var cases []valueCase
 	for _, l := range []string{
@@ -95,6 +103,9 @@ func TestValueCodeStays(t *testing.T) {
 		"api_key = 0x7fff_ffff",
 		"def login(user, password=None):",
 		"token = SecretsManagerClientBuilder",
+		// Prose with an apostrophe, which a bare value may now hold.
+		"  * passwd.master: backup's home directory is /var/backups.",
+		"secret: don't print it",
 	} {
 		cases = append(cases, valueCase{l + "\n", l + "\n"})
 	}
