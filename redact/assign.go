@@ -883,7 +883,9 @@ func (d *assignDet) secret(v []byte, quoted bool, c valueCtx) bool {
 // VALUE, a URL query, an XML element); else a bare value with a digit or a
 // symbol (hunter2, P@ss), or all digits and at least 6 of them, or random.
 // For the other keys (token, secret, api key...): at least minLen bytes, not
-// all digits, and random (see random) unless the context is strong.
+// all digits, and random (see random; or hex, see hexToken; or of a random
+// token's entropy, see dense) unless the context is strong. A Jenkins
+// encrypted secret in braces (see bracedSecret) always counts.
 func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte) bool {
 	if bracedSecret(v) {
 		return true // Jenkins: <secret>{AQAAABAAAAAQ...}</secret>
