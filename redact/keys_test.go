@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -77,12 +78,13 @@ func TestKeyNames(t *testing.T) {
 	} {
 		checkKeyCase(t, p, c)
 	}
+	keyNameNearMisses(t, p)
 }
 
-// TestKeyNamesNearMisses: "key" names whose values are no secrets, words
-// that merely hold "key", and keys that are no credentials stay as they are.
-func TestKeyNamesNearMisses(t *testing.T) {
-	p := mustPolicy(t, Options{})
+// keyNameNearMisses: "key" names whose values are no secrets, words that
+// merely hold "key", and keys that are no credentials stay as they are.
+func keyNameNearMisses(t *testing.T, p *Policy) {
+	t.Helper()
 	checkUnchanged(t, p, []string{
 		"sort_key=created_at\n",
 		"primaryKey: id\n",
@@ -132,13 +134,20 @@ func TestK8sSecretData(t *testing.T) {
 	} {
 		checkKeyCase(t, p, c)
 	}
+	// A map longer than the detector's window (k8sWindow): the value it
+	// cuts is masked to its end as it arrives.
+	a := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("first-secret-text ", 120)))
+	b := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("second-secret-txt ", 120)))
+	checkKeyCase(t, p, keyCase{"past the window", "data:\n  a: " + a + "\n  b: " + b + "\nkind: Secret\n",
+		[]string{a, b}, []string{"  a: ", "  b: ", "\nkind: Secret\n"}})
+	k8sNearMisses(t, p)
 }
 
-// TestK8sSecretDataNearMisses: a ConfigMap's data (text, not base64 of
-// text), a list under data:, server-sent events and a JSON "data" object
-// of other values stay.
-func TestK8sSecretDataNearMisses(t *testing.T) {
-	p := mustPolicy(t, Options{})
+// k8sNearMisses: a ConfigMap's data (text, not base64 of text), a list
+// under data:, server-sent events and a JSON "data" object of other values
+// stay.
+func k8sNearMisses(t *testing.T, p *Policy) {
+	t.Helper()
 	checkUnchanged(t, p, []string{
 		"apiVersion: v1\ndata:\n  log_level: info\n  database: postgres\n  tz: Europe/Paris\n  enabled: \"true\"\n  replicas: \"3\"\nkind: ConfigMap\n",
 		"data:\n  nginx.conf: |\n    server {\n      listen 80;\n    }\nkind: ConfigMap\n",
