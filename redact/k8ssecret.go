@@ -44,14 +44,15 @@ type k8sDataDet struct {
 }
 
 // k8sKeywords returns the keywords of the detector: the YAML and JSON
-// spellings of the key, as kubectl prints them.
+// spellings of the key, as kubectl prints them, and the JSON one inside a
+// JSON string (the last-applied-configuration annotation).
 func k8sKeywords(clear, json bool) []string {
 	name := "data"
 	if clear {
 		name = "stringData"
 	}
 	if json {
-		return []string{`"` + name + `": {`, `"` + name + `":{`}
+		return []string{`"` + name + `": {`, `"` + name + `":{`, `\"` + name + `\": {`, `\"` + name + `\":{`}
 	}
 	return []string{name + ":\n", name + ":\r\n"}
 }
@@ -196,8 +197,14 @@ func trimEnd(line []byte) int {
 	return e
 }
 
-// evalJSON reads the map of `"data": {"name": "value", ...}` from w[kw:].
+// evalJSON reads the map of `"data": {"name": "value", ...}` from w[kw:],
+// its quotes those of the keyword: " or, in a JSON string (the
+// last-applied-configuration annotation of `kubectl get -o json`), \".
 func (d *k8sDataDet) evalJSON(w []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
+	q := `"`
+	if w[0] == '\\' {
+		q = `\"`
+	}
 	type span struct{ s, e int }
 	var spans []span
 	ws := func(i int) int {
@@ -206,6 +213,8 @@ func (d *k8sDataDet) evalJSON(w []byte, kw int, final bool, sink match.SpanSink)
 		}
 		return i
 	}
+	// quote reads q at w[i]: Yes, No, or More when w ends inside it.
+	quote := func(i int) scan.Lex { return scan.HasAt(w, i, q, false) }
 	i := kw
 	for {
 		i = ws(i)
@@ -215,17 +224,22 @@ func (d *k8sDataDet) evalJSON(w []byte, kw int, final bool, sink match.SpanSink)
 			}
 			break
 		}
-		if w[i] != '"' {
-			break // "}", or not a map of strings
-		}
-		k := scan.Skip(w, i+1, setSecKey, len(w))
-		if k == len(w) && !final {
+		st := quote(i)
+		if st == scan.More && !final {
 			return true, kw
 		}
-		if k == len(w) || w[k] != '"' {
+		if st != scan.Yes {
+			break // "}", or not a map of strings
+		}
+		k := scan.Skip(w, i+len(q), setSecKey, len(w))
+		st = quote(k)
+		if st == scan.More && !final {
+			return true, kw
+		}
+		if st != scan.Yes {
 			break
 		}
-		i = ws(k + 1)
+		i = ws(k + len(q))
 		if i == len(w) && !final {
 			return true, kw
 		}
@@ -233,25 +247,31 @@ func (d *k8sDataDet) evalJSON(w []byte, kw int, final bool, sink match.SpanSink)
 			break
 		}
 		i = ws(i + 1)
-		if i == len(w) && !final {
+		st = quote(i)
+		if st == scan.More && !final {
 			return true, kw
 		}
-		if i == len(w) || w[i] != '"' {
+		if st != scan.Yes {
 			break
 		}
-		s := i + 1
+		s := i + len(q)
 		e := s
-		for e < len(w) && w[e] != '"' && w[e] != '\n' {
+		for e < len(w) && w[e] != '\n' {
 			if w[e] == '\\' {
+				if len(q) > 1 && (e+1 == len(w) || w[e+1] == '"') {
+					break // the closing \" (or w ends inside it)
+				}
 				e++
+			} else if len(q) == 1 && w[e] == '"' {
+				break
 			}
 			e++
 		}
-		if e >= len(w) {
+		if e >= len(w) || len(q) > 1 && e+1 >= len(w) {
 			if !final {
 				return true, kw
 			}
-			e = len(w)
+			e = min(e, len(w))
 			if d.clear || e-s >= 16 && scan.Skip(w, s, setB64Std, e) == e {
 				set := setB64Std
 				if d.clear {
@@ -261,13 +281,13 @@ func (d *k8sDataDet) evalJSON(w []byte, kw int, final bool, sink match.SpanSink)
 			}
 			break
 		}
-		if w[e] != '"' {
+		if quote(e) != scan.Yes {
 			break
 		}
 		if v := w[s:e]; len(v) > 0 && (d.clear && !placeholder(v) || !d.clear && b64Text(v)) {
 			spans = append(spans, span{s, e})
 		}
-		i = ws(e + 1)
+		i = ws(e + len(q))
 		if i < len(w) && w[i] == ',' {
 			i++
 		}

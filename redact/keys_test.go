@@ -130,6 +130,8 @@ func TestK8sSecretData(t *testing.T) {
 			[]string{"aHVudGVyMg==", "Zm9vYmFyYmF6"}, []string{`"kind":"Secret"`}},
 		{"stringData", "kind: Secret\nstringData:\n  user: app\n  conn: hunter2-x\n  config.yaml: |\n    dbpass: Qm8zLx2Wv7Rt\n    host: db\nmetadata:\n  name: app\n",
 			[]string{"hunter2-x", "Qm8zLx2Wv7Rt"}, []string{"conn: ", "config.yaml: |", "name: app"}},
+		{"last-applied annotation", `        "kubectl.kubernetes.io/last-applied-configuration": "{\"apiVersion\":\"v1\",\"data\":{\"pin\":\"MTIz\",\"pw\":\"aHVudGVyMg==\"},\"kind\":\"Secret\"}\n"` + "\n",
+			[]string{"aHVudGVyMg=="}, []string{`\"pin\":\"`, `\"kind\":\"Secret\"}\n"`}},
 		{"stringData json", `{"kind":"Secret","stringData":{"pw":"Tr0ub4dor&3"}}`, []string{"Tr0ub4dor&3"}, []string{`"pw":"`}},
 	} {
 		checkKeyCase(t, p, c)
