@@ -43,6 +43,9 @@ type assignDet struct {
 	valueSet *scan.ByteSet // if set, the value must be exactly valueLen bytes of this set
 	valueLen int
 	notAfter map[string]bool // words that, just before the keyword, make the key no credential's (nextToken)
+	// randomOnly: the value must look random in every context (see
+	// keyRandom), as for the generic "key" names (keyname.go).
+	randomOnly bool
 }
 
 const (
@@ -158,6 +161,11 @@ var nonSecretWords = map[string]bool{
 	"provider": true, "manager": true, "service": true, "store": true, "sock": true, "socket": true,
 	"changed": true, "updated": true, "created": true, "time": true, "date": true, "timestamp": true, "last": true, "at": true, "env": true, "var": true,
 	"method": true, "methods": true, "class": true, "prefix": true, "suffix": true, "id_": true,
+	// States and events: TokenExpired, auth_failures, PasswordMismatch (issue 27).
+	"fail": true, "failed": true, "failure": true, "failures": true, "fails": true, "error": true, "errors": true,
+	"err": true, "expired": true, "invalid": true, "missing": true, "mismatch": true, "denied": true,
+	"success": true, "succeeded": true, "ok": true, "found": true, "status": true, "state": true, "reason": true,
+	"result": true, "attempts": true, "retries": true, "verified": true, "valid": true, "revoked": true,
 }
 
 // nonSecretPrefix are words that, right before "token" or "secret", name
@@ -323,6 +331,17 @@ func (d *assignDet) nameEnd(w []byte, kw int) (int, scan.Lex) {
 		case d.whole:
 			return 0, scan.No
 		case isUpper(c) && !upperKw: // a camelCase part: secretKey, apiTokenValue
+			if d.word {
+				// A short key word glued to a word that is no credential's:
+				// AuthFail, SessionClosed (see credentialParts).
+				ok, st := camelPartOK(w, i)
+				if st == scan.More {
+					return i, scan.More
+				}
+				if !ok {
+					return 0, scan.No
+				}
+			}
 		default:
 			n, st := gluedWord(w, i)
 			if st == scan.More {
@@ -864,6 +883,12 @@ func (d *assignDet) secret(v []byte, quoted bool, c valueCtx) bool {
 			}
 		}
 		return true
+	}
+	if d.randomOnly {
+		return keySecret(v, quoted)
+	}
+	if !d.lenient && codeChain(v) {
+		return false // a status code chain: sts:5_rsn:0
 	}
 	return literalSecret(v, quoted, c.strong, d.lenient, d.minLen, c.kw)
 }

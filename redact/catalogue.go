@@ -135,6 +135,17 @@ var catalogue = []catalogueEntry{
 		"client_key", "client-key", "clientkey", "client-key-data", "client_key_data", "dockerconfigjson", "dockercfg",
 		"tls.key", "tls_key", "tls-key",
 	}, det: assign("key", 8, false, false, false)},
+	// Any other name that ends in the word "key", with a random-looking
+	// value (keyname.go; gitleaks' generic-api-key rule).
+	{kind: "key", keywords: genericKeyKeywords, det: func(k func(string) int32) match.Detector {
+		return &lastByteKw{&assignDet{kind: k("key"), minLen: 8, word: true, whole: true, notAfter: notSecretKeyPrefix, randomOnly: true}}
+	}},
+	// Every value of a Kubernetes Secret's data and stringData maps
+	// (k8ssecret.go).
+	{kind: "secret", keywords: k8sKeywords(false, false), exact: true, det: k8sData(false, false)},
+	{kind: "secret", keywords: k8sKeywords(true, false), exact: true, det: k8sData(true, false)},
+	{kind: "secret", keywords: k8sKeywords(false, true), exact: true, det: k8sData(false, true)},
+	{kind: "secret", keywords: k8sKeywords(true, true), exact: true, det: k8sData(true, true)},
 	{kind: "session", keywords: []string{"session", "sessid"}, det: assign("session", 16, false, true, false)},
 	{kind: "signature", keywords: []string{"sig", "signature"}, det: assign("signature", 16, false, true, false)},
 }

@@ -315,7 +315,7 @@ const (
 )
 
 func (d *authDet) Window(kw int) int {
-	return kw + 1 + assignBlankMax + 1 + assignBlankMax + 1 + authSchemeMax + 1 + assignBlankMax + authValueMax + 1
+	return kw + 1 + assignBlankMax + 1 + assignBlankMax + 1 + authSchemeMax + 1 + assignBlankMax + max(authValueMax, authParamsMax) + 1
 }
 
 var authSchemes = []string{"bearer", "basic", "token", "bot", "digest", "negotiate", "ntlm", "apikey", "aws4-hmac-sha256"}
@@ -378,6 +378,13 @@ func (d *authDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (
 			case bytes.EqualFold(w[ws:j], []byte("basic")):
 				kind = d.basic
 			}
+		}
+	}
+	if vs > ws {
+		// Digest, AWS4-HMAC-SHA256, OAuth: parameters, of which only some
+		// are credentials (authparams.go).
+		if done, pending, from := authParams(w, vs, final, d.other, sink); done {
+			return pending, from
 		}
 	}
 	i = vs
