@@ -34,13 +34,21 @@ type cliCommand struct {
 // The sources of each row are cited beside it (issue 27: every carrier
 // cites the tool's own manual).
 var cliCommands = []cliCommand{
-	// curl(1): -u, --user <user:password>; -U, --proxy-user <user:password>.
-	// wget(1): --user/--password are read as assignments (assign.go).
-	{names: []string{"curl", "wget"}, flags: []cliFlag{
+	// curl(1): -u, --user <user:password>; -U, --proxy-user <user:password>;
+	// --oauth2-bearer <token>; --pass <phrase>; --proxy-pass <phrase>;
+	// --tlspassword <string>; --proxy-tlspassword <string>. wget(1) is not
+	// here: its -U is the user agent, and --password, --http-password are
+	// read as assignments (assign.go).
+	{names: []string{"curl"}, flags: []cliFlag{
 		{name: "-u", glued: true, spaced: true, userSep: ':'},
 		{name: "--user", spaced: true, userSep: ':'},
 		{name: "--proxy-user", spaced: true, userSep: ':'},
 		{name: "-U", glued: true, spaced: true, userSep: ':'},
+		{name: "--oauth2-bearer", spaced: true},
+		{name: "--pass", spaced: true},
+		{name: "--proxy-pass", spaced: true},
+		{name: "--tlspassword", spaced: true},
+		{name: "--proxy-tlspassword", spaced: true},
 	}},
 	// mysql(1), mysqladmin(1)...: -p[password], --password[=password].
 	{names: []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump"}, flags: []cliFlag{
@@ -60,7 +68,32 @@ var cliCommands = []cliCommand{
 	// mongosh: -p, --password <password> (https://www.mongodb.com/docs/mongodb-shell/reference/options/).
 	{names: []string{"mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"}, flags: []cliFlag{{name: "-p", spaced: true}}},
 	// ldapsearch(1): -w passwd.
-	{names: []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd"}, flags: []cliFlag{{name: "-w", glued: true, spaced: true}}},
+	{names: []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldapcompare", "ldapmodrdn"}, flags: []cliFlag{{name: "-w", glued: true, spaced: true}}},
+	// ldappasswd(1): -w passwd (the bind's), -a oldPasswd, -s newPasswd.
+	{names: []string{"ldappasswd"}, flags: []cliFlag{
+		{name: "-w", glued: true, spaced: true}, {name: "-a", glued: true, spaced: true}, {name: "-s", glued: true, spaced: true},
+	}},
+	// lftp(1): -u user[,pass].
+	{names: []string{"lftp"}, flags: []cliFlag{{name: "-u", spaced: true, userSep: ','}}},
+	// FreeRDP: /p:<password> (https://github.com/FreeRDP/FreeRDP/wiki/CommandLineInterface).
+	{names: []string{"xfreerdp", "wlfreerdp", "sdl-freerdp", "xfreerdp3", "sdl-freerdp3"}, flags: []cliFlag{{name: "/p:", glued: true}}},
+	// PuTTY's plink, pscp, psftp: -pw password (PuTTY manual, "-pw: specify
+	// a password").
+	{names: []string{"plink", "pscp", "psftp"}, flags: []cliFlag{{name: "-pw", spaced: true}}},
+	// Samba's net(8): -U|--user=[DOMAIN\]USERNAME[%PASSWORD]; Windows' net
+	// use [\\computer\share [password | *]] [/user:...] (Microsoft's "net
+	// use" command reference).
+	{names: []string{"net"}, pos: netUsePassword, flags: []cliFlag{
+		{name: "-U", glued: true, spaced: true, userSep: '%'},
+		{name: "--user", spaced: true, userSep: '%'},
+	}},
+	// MinIO client: mc alias set ALIAS URL ACCESSKEY SECRETKEY
+	// (https://min.io/docs/minio/linux/reference/minio-mc/mc-alias-set.html).
+	{names: []string{"mc", "mcli"}, verb: "alias", pos: mcSecretKey},
+	// AWS CLI: aws configure set NAME VALUE
+	// (https://docs.aws.amazon.com/cli/latest/reference/configure/set.html):
+	// the value of aws_secret_access_key, aws_session_token.
+	{names: []string{"aws"}, verb: "configure", pos: awsConfigureSecret},
 	// openssl-passphrase-options(1): -pass, -passin, -passout arg (pass:VALUE);
 	// openssl-enc(1): -k password.
 	{names: []string{"openssl"}, flags: []cliFlag{
@@ -260,6 +293,12 @@ func shellWords(line []byte, base int) []shellWord {
 		}
 		j := i
 		for j < len(line) && !cmdBlank(line, j) && line[j] != ';' && line[j] != '|' {
+			if q := line[j]; q == '"' || q == '\'' {
+				// A quoted part of the word: -p"two words".
+				if k := bytes.IndexByte(line[j+1:], q); k >= 0 {
+					j += k + 1
+				}
+			}
 			j++
 		}
 		out = append(out, shellWord{s: base + i, e: base + j})

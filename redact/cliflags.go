@@ -261,3 +261,54 @@ func flagAt(w []byte, i int) scan.Lex {
 func flagShaped(a string) bool {
 	return flagAt([]byte(a+" "), 0) == scan.Yes
 }
+
+// netUsePassword finds the password of Windows' "net use [DEVICE]
+// \\\\COMPUTER\\SHARE PASSWORD [/user:NAME]": the argument after the share
+// that is no /option; "*" asks for it.
+func netUsePassword(w []byte, words []shellWord) (int, int) {
+	args := positional(w, words, nil)
+	if len(args) == 0 || string(w[args[0].s:args[0].e]) != "use" {
+		return -1, -1
+	}
+	for k := 1; k+1 < len(args); k++ {
+		if !bytes.HasPrefix(w[args[k].s:args[k].e], []byte(`\\`)) {
+			continue
+		}
+		v := w[args[k+1].s:args[k+1].e]
+		if v[0] == '/' || string(v) == "*" {
+			return -1, -1
+		}
+		return args[k+1].s, args[k+1].e
+	}
+	return -1, -1
+}
+
+// mcSecretKey finds the secret key of "mc alias set ALIAS URL ACCESSKEY
+// SECRETKEY" (MinIO client).
+func mcSecretKey(w []byte, words []shellWord) (int, int) {
+	args := positional(w, words, nil)
+	for k := 0; k+5 < len(args); k++ {
+		if string(w[args[k].s:args[k].e]) == "alias" && string(w[args[k+1].s:args[k+1].e]) == "set" {
+			return args[k+5].s, args[k+5].e
+		}
+	}
+	return -1, -1
+}
+
+// awsConfigureSecret finds the value of "aws configure set NAME VALUE"
+// when NAME is a secret's (aws_secret_access_key, aws_session_token, also
+// as profile.NAME).
+func awsConfigureSecret(w []byte, words []shellWord) (int, int) {
+	args := positional(w, words, nil)
+	for k := 0; k+3 < len(args); k++ {
+		if string(w[args[k].s:args[k].e]) != "configure" || string(w[args[k+1].s:args[k+1].e]) != "set" {
+			continue
+		}
+		name := bytes.ToLower(w[args[k+2].s:args[k+2].e])
+		if bytes.HasSuffix(name, []byte("aws_secret_access_key")) || bytes.HasSuffix(name, []byte("aws_session_token")) {
+			return args[k+3].s, args[k+3].e
+		}
+		return -1, -1
+	}
+	return -1, -1
+}

@@ -86,6 +86,16 @@ func flagCases() []flagCase {
 		{"other", "openssl enc -aes-256-cbc -k Lk2Qz8Wx7V -in f -out f.enc\n", []string{"Lk2Qz8Wx7V"}, []string{"-in f -out f.enc"}},
 		{"other", "twine upload -u __token__ -p Nv8cQ2wZr5Lt dist/*\n", []string{"Nv8cQ2wZr5Lt"}, []string{"dist/*"}},
 		{"other", "wget --http-password=Hx7kP2qLm9 https://x.example.com/f\n", []string{"Hx7kP2qLm9"}, []string{"https://x.example.com/f"}},
+		{"other", "lftp -u bob,Rk8Vq2Lz7W ftp.example.com\n", []string{"Rk8Vq2Lz7W"}, []string{"ftp.example.com"}},
+		{"other", "xfreerdp /u:admin /p:Tz8Kq2Lm9X /v:10.0.0.1\n", []string{"Tz8Kq2Lm9X"}, []string{"/v:10.0.0.1"}},
+		{"other", "plink -ssh -pw Gx7Kq2Lz9W admin@10.0.0.2 uptime\n", []string{"Gx7Kq2Lz9W"}, []string{"admin@10.0.0.2 uptime"}},
+		{"other", `C:\> net use Z: \\fs01\share Wz2Lq8Rx7T /user:CORP\bob` + "\r\n", []string{"Wz2Lq8Rx7T"}, []string{"/user:CORP"}},
+		{"other", "net rpc user -U admin%Hq2Lz9Wx7V -S dc1\n", []string{"Hq2Lz9Wx7V"}, []string{"-S dc1"}},
+		{"other", "mc alias set myminio http://10.0.0.3:9000 minioadmin Zq8v3LmN0pXr\n", []string{"Zq8v3LmN0pXr"}, []string{"http://10.0.0.3:9000 minioadmin"}},
+		{"other", "aws configure set aws_secret_access_key Wq9zLr3TnX7vKm2PWq9zLr3TnX7vKm2P12345678\n", []string{"Wq9zLr3TnX7vKm2PWq9zLr3TnX7vKm2P12345678"}, nil},
+		{"other", "ldappasswd -x -D cn=admin -w Lk2Qz8Wx7V -s New3pass4Y uid=bob\n", []string{"Lk2Qz8Wx7V", "New3pass4Y"}, []string{"uid=bob"}},
+		{"other", "curl --oauth2-bearer Fq2Lw9zRt7Vx3Kp8 https://api.example.com\n", []string{"Fq2Lw9zRt7Vx3Kp8"}, []string{"https://api.example.com"}},
+		{"other", "mysql -uroot -p\"Tq7z Wm2xLp9\" app\n", []string{"Tq7z Wm2xLp9"}, []string{" app"}},
 	}
 }
 
@@ -128,6 +138,16 @@ var flagNearMisses = []string{
 	"openssl enc -k env:PASS2 -in f\n",
 	"git clone https://github.com/org/repo2.git\n",
 	"sqlcmd -S srv2 -E -Q 'SELECT 1'\n",
+	"wget -U 'Mozilla/5.0 (X11; rv:109.0) Gecko/20100101' https://x2.example.com\n",
+	"net use \\\\fs01\\share /user:CORP\\bob2\n",
+	"net use Z: \\\\fs01\\share * /user:bob2\n",
+	"net start w32time2\n",
+	"aws configure set region us-east-2\n",
+	"mc alias list myminio2\n",
+	"plink -ssh admin@10.0.0.2 uptime2\n",
+	"xfreerdp /u:admin /v:10.0.0.12\n",
+	"lftp -u bob2 ftp.example.com\n",
+	"curl -u deploy2 https://x2.example.com\n",
 }
 
 // pieces returns every flagPiece-byte piece of s (s itself when shorter).
