@@ -419,6 +419,9 @@ func (d *assignDet) noSeparator(w, pre []byte, i int, k *assignKey, c valueCtx, 
 		}
 		c.strong, c.prose, c.wordy = true, true, true
 		return d.value(w, i, c, final, sink)
+	case k.dashes > 0 && k.quote > 0 && w[i] == ',':
+		// An argument list: ["--password", "VALUE"] (issue 27).
+		return d.listValue(w, i+1, c, final, sink)
 	case namedValue(pre[:k.ns]):
 		// A key named as a value: "name": "DB_PASSWORD", "value": "...".
 		return d.lookValue(w, i, c, final, sink)

@@ -165,17 +165,39 @@ const cliLineMax = 1024
 
 func (d *cliDet) Window(kw int) int { return kw + cliLineMax + 1 }
 
+// Back: the command's name may follow a colour (see glued).
+func (d *cliDet) Back() int { return glueBack }
+
 // setWordEnd holds the bytes that may follow a command's name.
 var setWordEnd = scan.NewSet(" \t")
 
 func (d *cliDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
-	if len(pre) > 0 && setName[pre[len(pre)-1]] {
-		return false, 0 // inside a word or a longer name
+	if glued(pre, setName) {
+		return false, 0 // inside a word or a longer name (not after a colour: "\e[0mmysql")
 	}
 	if kw == len(w) {
 		return scan.Wait(final, kw)
 	}
-	if !setWordEnd[w[kw]] {
+	start, list := kw, byte(0)
+	switch q := w[kw]; {
+	case q == '"' || q == '\'':
+		// A quoted name: an argv list (["mysql", "-pVALUE"], Python's
+		// ['sshpass', '-p', 'VALUE']) or a quoted command ("docker" login).
+		if len(pre) == 0 || pre[len(pre)-1] != q {
+			return false, 0
+		}
+		if kw+1 == len(w) {
+			return scan.Wait(final, kw)
+		}
+		switch {
+		case w[kw+1] == ',':
+			list = q
+		case setWordEnd[w[kw+1]]:
+			start = kw + 1
+		default:
+			return false, 0
+		}
+	case !setWordEnd[q]:
 		return false, 0
 	}
 	cmd := cliByName[string(w[:kw])]
@@ -187,7 +209,12 @@ func (d *cliDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (b
 	if e == len(w) && !final {
 		return true, kw
 	}
-	words := shellWords(w[kw:e], kw)
+	var words []shellWord
+	if list != 0 {
+		words = argvList(w[kw+1:e], kw+1, list)
+	} else {
+		words = shellWords(w[start:e], start)
+	}
 	for k, wd := range words {
 		if wd.sep {
 			words = words[:k] // the command ends at | ; &

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 
+	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
 
@@ -193,7 +194,7 @@ var switchBefore = map[string]bool{
 	"no": true, "disable": true, "disabled": true, "ask": true, "prompt": true, "skip": true,
 	"without": true, "with": true, "empty": true, "allow": true, "require": true,
 	"random": true, "generate": true, "expire": true, "lock": true, "unlock": true, "delete": true,
-	"reset": true, "read": true, "show": true, "print": true,
+	"show": true, "print": true,
 }
 
 // switchAfter are words that, after the keyword, make the flag say where a
@@ -229,8 +230,8 @@ func nameSep(r rune) bool { return r == '-' || r == '_' || r == '.' }
 
 // flagAt reports whether the word at w[i] is a command-line option ("-u",
 // "--no-create-home", "--user=x"): a dash, then a letter or a dash, then
-// letters, digits, dashes and underscores up to a blank, a line end or
-// "=". It is then no flag's value (issue 27: a flag is never a value).
+// letters, digits, dashes and underscores up to a blank, a line end, "="
+// or a quote. It is then no flag's value (issue 27: a flag is never a value).
 // More when w ends first.
 func flagAt(w []byte, i int) scan.Lex {
 	if i == len(w) {
@@ -248,8 +249,8 @@ func flagAt(w []byte, i int) scan.Lex {
 	}
 	for ; k < len(w); k++ {
 		switch c := w[k]; {
-		case setBlank[c] || c == '\n' || c == '\r' || c == '=':
-			return scan.Yes
+		case setBlank[c] || c == '\n' || c == '\r' || c == '=' || c == '"' || c == '\'' || c == '\\':
+			return scan.Yes // also the quote that closes an item of a list: ["--password", "--no-verify"]
 		case !setAlnum[c] && c != '-' && c != '_':
 			return scan.No
 		}
@@ -311,4 +312,49 @@ func awsConfigureSecret(w []byte, words []shellWord) (int, int) {
 		return -1, -1
 	}
 	return -1, -1
+}
+
+// argvList splits line, the rest of an argument list after its first
+// item's closing quote q (`, "-uroot", "-pVALUE"]`), which starts at offset
+// base of the window, into its items: each quoted with q, separated by
+// commas and blanks, up to anything else (the "]").
+func argvList(line []byte, base int, q byte) []shellWord {
+	var out []shellWord
+	i := 0
+	for {
+		for i < len(line) && (line[i] == ',' || setBlank[line[i]]) {
+			i++
+		}
+		if i == len(line) || line[i] != q {
+			return out
+		}
+		j := bytes.IndexByte(line[i+1:], q)
+		if j < 0 {
+			return out
+		}
+		out = append(out, shellWord{s: base + i + 1, e: base + i + 1 + j})
+		i += j + 2
+	}
+}
+
+// listValue reads the value of a flag in an argument list, from w[i] just
+// after the comma that follows the flag's closing quote: ["--password",
+// "VALUE"]. The next item must be quoted and no flag.
+func (d *assignDet) listValue(w []byte, i int, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
+	i = scan.Skip(w, i, setBlank, assignBlankMax)
+	q, st := scan.QuoteAt(w, i)
+	switch {
+	case st == scan.More:
+		return scan.Wait(final, i)
+	case q.N == 0:
+		return false, 0
+	}
+	switch flagAt(w, i+q.N) {
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.Yes:
+		return false, 0
+	}
+	c.strong, c.wordy = true, true
+	return d.value(w, i, c, final, sink)
 }

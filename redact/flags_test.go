@@ -39,6 +39,14 @@ func flagCases() []flagCase {
 		{"continued", "docker login \\\r\n  -u bot \\\r\n  -p Nv8cQ2wZr5Lt \\\r\n  registry.example.com\r\n", []string{"Nv8cQ2wZr5Lt"}, []string{"registry.example.com"}},
 		{"continued", "redis-cli -h cache \\\n -a Rk8Vq2Lz7Wx3 ping\n", []string{"Rk8Vq2Lz7Wx3"}, []string{"ping"}},
 		{"continued", "echo start\nmysqladmin \\\n\t-u root \\\n\t-pWz2Lq8Rx7Tv3 status\n", []string{"Wz2Lq8Rx7Tv3"}, []string{"status"}},
+		// Argument lists (subprocess logs, Docker's CMD, Kubernetes args), a
+		// quoted command, a command after a colour.
+		{"argv", `{"cmd": ["mysql", "-uroot", "-pTq7zWm2xLp9"]}`, []string{"Tq7zWm2xLp9"}, []string{`"-uroot"`}},
+		{"argv", `args: ["--password", "Hq2Lz9Wx7Vr3", "--host", "db"]`, []string{"Hq2Lz9Wx7Vr3"}, []string{`"--host", "db"]`}},
+		{"argv", "Popen(['sshpass', '-p', 'Rk8Vq2Lz7Wx3', 'ssh', 'h'])\n", []string{"Rk8Vq2Lz7Wx3"}, []string{"'ssh', 'h'"}},
+		{"argv", "x\n  args: ['--db-password', 'Wz2Lq8Rx7Tv3']\n", []string{"Wz2Lq8Rx7Tv3"}, nil},
+		{"argv", `exec: "docker" login -u bot -p Nv8cQ2wZr5Lt ghcr.io`, []string{"Nv8cQ2wZr5Lt"}, []string{"ghcr.io"}},
+		{"argv", "\x1b[32m$ \x1b[0mmysql -uroot -pGx7Kq2Lz9W\n", []string{"Gx7Kq2Lz9W"}, []string{"\x1b[0mmysql -uroot -p"}},
 		// htpasswd(1): -b takes the password from the command line.
 		{"htpasswd", "htpasswd -b /etc/nginx/.htpasswd admin S3cretPw!9\n", []string{"S3cretPw!9"}, []string{"/etc/nginx/.htpasswd admin "}},
 		{"htpasswd", "+ htpasswd -nb alice Qz8Lm2Xw7Vt\n", []string{"Qz8Lm2Xw7Vt"}, []string{"alice "}},
@@ -148,6 +156,10 @@ var flagNearMisses = []string{
 	"xfreerdp /u:admin /v:10.0.0.12\n",
 	"lftp -u bob2 ftp.example.com\n",
 	"curl -u deploy2 https://x2.example.com\n",
+	`["--password", "--no-verify2"]`,
+	`["adduser", "--disabled-password", "bob2"]`,
+	`["--password", "$PW2"]`,
+	`"mysql -p" prompts for it2`,
 }
 
 // pieces returns every flagPiece-byte piece of s (s itself when shorter).
