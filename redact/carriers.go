@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
@@ -68,7 +69,7 @@ var cliCommands = []cliCommand{
 	// mongosh: -p, --password <password> (https://www.mongodb.com/docs/mongodb-shell/reference/options/).
 	{names: []string{"mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport"}, flags: []cliFlag{{name: "-p", spaced: true}}},
 	// ldapsearch(1): -w passwd.
-	{names: []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldapcompare", "ldapmodrdn"}, flags: []cliFlag{{name: "-w", glued: true, spaced: true}}},
+	{names: []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami"}, flags: []cliFlag{{name: "-w", glued: true, spaced: true}}},
 	// ldappasswd(1): -w passwd (the bind's), -a oldPasswd, -s newPasswd.
 	{names: []string{"ldappasswd"}, flags: []cliFlag{
 		{name: "-w", glued: true, spaced: true}, {name: "-a", glued: true, spaced: true}, {name: "-s", glued: true, spaced: true},
@@ -76,7 +77,7 @@ var cliCommands = []cliCommand{
 	// lftp(1): -u user[,pass].
 	{names: []string{"lftp"}, flags: []cliFlag{{name: "-u", spaced: true, userSep: ','}}},
 	// FreeRDP: /p:<password> (https://github.com/FreeRDP/FreeRDP/wiki/CommandLineInterface).
-	{names: []string{"xfreerdp", "wlfreerdp", "sdl-freerdp", "xfreerdp3", "sdl-freerdp3"}, flags: []cliFlag{{name: "/p:", glued: true}}},
+	{names: []string{"xfreerdp", "sdl-freerdp"}, flags: []cliFlag{{name: "/p:", glued: true}}},
 	// PuTTY's plink, pscp, psftp: -pw password (PuTTY manual, "-pw: specify
 	// a password").
 	{names: []string{"plink", "pscp", "psftp"}, flags: []cliFlag{{name: "-pw", spaced: true}}},
@@ -89,7 +90,7 @@ var cliCommands = []cliCommand{
 	}},
 	// MinIO client: mc alias set ALIAS URL ACCESSKEY SECRETKEY
 	// (https://min.io/docs/minio/linux/reference/minio-mc/mc-alias-set.html).
-	{names: []string{"mc", "mcli"}, verb: "alias", pos: mcSecretKey},
+	{names: []string{"mc"}, verb: "alias", pos: mcSecretKey},
 	// AWS CLI: aws configure set NAME VALUE
 	// (https://docs.aws.amazon.com/cli/latest/reference/configure/set.html):
 	// the value of aws_secret_access_key, aws_session_token.
@@ -99,21 +100,21 @@ var cliCommands = []cliCommand{
 	{names: []string{"openssl"}, flags: []cliFlag{
 		{name: "-pass", spaced: true}, {name: "-passin", spaced: true}, {name: "-passout", spaced: true}, {name: "-k", spaced: true},
 	}},
-	// smbclient(1), rpcclient(1), smbcacls(1), smbget(1): -U|--user=[DOMAIN\]USERNAME[%PASSWORD].
-	{names: []string{"smbclient", "rpcclient", "smbcacls", "smbcquotas", "smbget", "smbtree"}, flags: []cliFlag{
+	// smbclient(1), rpcclient(1), smbcacls(1): -U|--user=[DOMAIN\]USERNAME[%PASSWORD].
+	{names: []string{"smbclient", "rpcclient", "smbcacls"}, flags: []cliFlag{
 		{name: "-U", glued: true, spaced: true, userSep: '%'},
 		{name: "--user", spaced: true, userSep: '%'},
 	}},
 	// sqlcmd: -P password (https://learn.microsoft.com/sql/tools/sqlcmd/sqlcmd-utility);
 	// bcp: -P password (https://learn.microsoft.com/sql/tools/bcp-utility).
-	{names: []string{"sqlcmd", "bcp", "osql"}, flags: []cliFlag{{name: "-P", glued: true, spaced: true}}},
+	{names: []string{"sqlcmd", "bcp"}, flags: []cliFlag{{name: "-P", glued: true, spaced: true}}},
 	// ipmitool(1): -P password.
 	{names: []string{"ipmitool"}, flags: []cliFlag{{name: "-P", glued: true, spaced: true}}},
 	// zip(1): -P password, --password password.
 	{names: []string{"zip"}, flags: []cliFlag{{name: "-P", glued: true, spaced: true}}},
 	// 7-Zip's help (7-zip.chm, Command Line Version, Switches): -p{Password};
 	// unrar(1): -p<password>. Glued only: "-p" alone prompts.
-	{names: []string{"7z", "7za", "7zr", "7zz", "unrar", "rar"}, flags: []cliFlag{{name: "-p", glued: true}}},
+	{names: []string{"7z", "unrar", "rar"}, flags: []cliFlag{{name: "-p", glued: true}}},
 	// ssh-keygen(1): -N new_passphrase, -P passphrase.
 	{names: []string{"ssh-keygen"}, flags: []cliFlag{{name: "-N", glued: true, spaced: true}, {name: "-P", glued: true, spaced: true}}},
 	// twine upload: -p, --password PASSWORD (https://twine.readthedocs.io/en/stable/#twine-upload).
@@ -151,14 +152,34 @@ var cliByName = func() map[string]*cliCommand {
 	return m
 }()
 
-// cliKeywords returns the names of the commands of cliCommands.
+// cliKeywords returns the names of the commands of cliCommands; a name
+// shorter than cliShort bytes (az, mc, 7z, zip) with each byte that may
+// follow it (a space, a closing quote: see cliDet.Eval), so that its
+// keyword, a fingerprint of the vector prefilter (internal/match/teddy.go),
+// is not a two- or three-byte one that lets through a large share of a
+// log's positions.
 func cliKeywords() []string {
 	var out []string
 	for _, c := range cliCommands {
-		out = append(out, c.names...)
+		for _, n := range c.names {
+			if len(n) >= cliShort {
+				out = append(out, n)
+				continue
+			}
+			for _, b := range cliAfterShort {
+				out = append(out, n+string(b))
+			}
+		}
 	}
 	return out
 }
+
+// cliShort is the length of the prefilter's fingerprints (teddyLen): a
+// shorter command name gets the byte after it in its keywords.
+const cliShort = 4
+
+// cliAfterShort are the bytes that may follow a short command name.
+const cliAfterShort = " \"'"
 
 // cliLineMax bounds the command line read after the command's name, in bytes.
 const cliLineMax = 1024
@@ -174,6 +195,9 @@ var setWordEnd = scan.NewSet(" \t")
 func (d *cliDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if glued(pre, setName) {
 		return false, 0 // inside a word or a longer name (not after a colour: "\e[0mmysql")
+	}
+	if kw <= cliShort && strings.IndexByte(cliAfterShort, w[kw-1]) >= 0 {
+		kw-- // a short name's keyword ends with the byte after the name (cliKeywords)
 	}
 	if kw == len(w) {
 		return scan.Wait(final, kw)
