@@ -422,6 +422,9 @@ func (d *assignDet) noSeparator(w, pre []byte, i int, k *assignKey, c valueCtx, 
 	case k.dashes > 0 && k.quote > 0 && w[i] == ',':
 		// An argument list: ["--password", "VALUE"] (issue 27).
 		return d.listValue(w, i+1, c, final, sink)
+	case k.dashes > 0 && (w[i] == '\n' || w[i] == '\r') && yamlItem(pre[:k.ns]):
+		// A YAML list of arguments: "- --password" then "- VALUE".
+		return d.nextItem(w, i, c, final, sink)
 	case namedValue(pre[:k.ns]):
 		// A key named as a value: "name": "DB_PASSWORD", "value": "...".
 		return d.lookValue(w, i, c, final, sink)

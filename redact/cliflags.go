@@ -358,3 +358,54 @@ func (d *assignDet) listValue(w []byte, i int, c valueCtx, final bool, sink matc
 	c.strong, c.wordy = true, true
 	return d.value(w, i, c, final, sink)
 }
+
+// yamlItem reports whether pre, the bytes before a flag, end a YAML list
+// item's start: blanks, "- " and an opening quote, if any (Kubernetes'
+// args:, Ansible's argv:).
+func yamlItem(pre []byte) bool {
+	i := len(pre)
+	if i > 0 && (pre[i-1] == '"' || pre[i-1] == '\'') {
+		i--
+	}
+	if i < 2 || pre[i-1] != ' ' || pre[i-2] != '-' {
+		return false
+	}
+	for i -= 2; i > 0 && setBlank[pre[i-1]]; i-- {
+	}
+	return i == 0 || pre[i-1] == '\n' || pre[i-1] == '\r'
+}
+
+// nextItem reads the value of a flag that ends a YAML list item, from the
+// line end at w[i]: the next line must be another item ("  - VALUE"),
+// which is the value unless it is a flag.
+func (d *assignDet) nextItem(w []byte, i int, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
+	if w[i] == '\r' {
+		i++
+	}
+	if i == len(w) {
+		return scan.Wait(final, i)
+	}
+	if w[i] != '\n' {
+		return false, 0
+	}
+	i = scan.Skip(w, i+1, setBlank, assignBlankMax)
+	switch scan.HasAt(w, i, "- ", false) {
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.No:
+		return false, 0
+	}
+	i += 2
+	q, st := scan.QuoteAt(w, i)
+	if st == scan.More {
+		return scan.Wait(final, i)
+	}
+	switch flagAt(w, i+q.N) {
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.Yes:
+		return false, 0
+	}
+	c.strong, c.wordy = true, true
+	return d.value(w, i, c, final, sink)
+}

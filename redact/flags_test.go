@@ -47,6 +47,8 @@ func flagCases() []flagCase {
 		{"argv", "x\n  args: ['--db-password', 'Wz2Lq8Rx7Tv3']\n", []string{"Wz2Lq8Rx7Tv3"}, nil},
 		{"argv", `exec: "docker" login -u bot -p Nv8cQ2wZr5Lt ghcr.io`, []string{"Nv8cQ2wZr5Lt"}, []string{"ghcr.io"}},
 		{"argv", "\x1b[32m$ \x1b[0mmysql -uroot -pGx7Kq2Lz9W\n", []string{"Gx7Kq2Lz9W"}, []string{"\x1b[0mmysql -uroot -p"}},
+		{"argv", "spec:\n  args:\n  - --password\n  - Tz8Kq2Lm9X\n  - --port\n", []string{"Tz8Kq2Lm9X"}, []string{"- --port"}},
+		{"argv", "args:\r\n    - \"--db-password\"\r\n    - \"Lk2Qz8Wx7V\"\r\n", []string{"Lk2Qz8Wx7V"}, nil},
 		// htpasswd(1): -b takes the password from the command line.
 		{"htpasswd", "htpasswd -b /etc/nginx/.htpasswd admin S3cretPw!9\n", []string{"S3cretPw!9"}, []string{"/etc/nginx/.htpasswd admin "}},
 		{"htpasswd", "+ htpasswd -nb alice Qz8Lm2Xw7Vt\n", []string{"Qz8Lm2Xw7Vt"}, []string{"alice "}},
@@ -159,6 +161,9 @@ var flagNearMisses = []string{
 	`["--password", "--no-verify2"]`,
 	`["adduser", "--disabled-password", "bob2"]`,
 	`["--password", "$PW2"]`,
+	"args:\n  - --password\n  - --stdin2\n",
+	"args:\n  - --password-file\n  - /run/s2\n",
+	"see --password\n  - a list item2\n",
 	`"mysql -p" prompts for it2`,
 }
 
