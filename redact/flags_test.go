@@ -164,6 +164,17 @@ var flagNearMisses = []string{
 	"args:\n  - --password\n  - --stdin2\n",
 	"args:\n  - --password-file\n  - /run/s2\n",
 	"see --password\n  - a list item2\n",
+	// Code and scripts that pass a variable, not a password.
+	`subprocess.run(["mysql", "-p" + password2])`,
+	`exec.Command("sshpass", "-p", pw2, "ssh")`,
+	"mysql -p\"$PW2\" db\n",
+	"htpasswd -b \"$FILE\" \"$USER\" \"$PASS2\"\n",
+	"smbclient -U \"$USER%$PASS2\" //s\n",
+	"usage: sqlcmd -U login_id -P password\n",
+	"az login -u $APP -p $SECRET2\n",
+	"vault login \"$VAULT_TOKEN2\"\n",
+	"git clone https://x-access-token:${{ secrets.GH2 }}@github.com/o/r\n",
+	"sqlplus \"${USER}/${PW2}@${DB}\"\n",
 	`"mysql -p" prompts for it2`,
 }
 
