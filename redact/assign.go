@@ -296,7 +296,7 @@ func (d *assignDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink)
 	if d.whole && len(head) == 0 && bytes.HasPrefix(w, []byte("PASS")) {
 		return false, 0 // a test's result, not a key: Go's "--- PASS: TestX/sub (0.01s)", automake's "PASS: t1"
 	}
-	if ns >= 3 && string(pre[ns-3:ns]) == "://" {
+	if ns >= 3 && string(pre[ns-3:ns]) == "://" || ns >= 5 && string(pre[ns-5:ns]) == `:\/\/` {
 		return false, 0 // a URL's user (https://x-access-token:TOKEN@host): urlPassDet masks its password, up to the "@"
 	}
 	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && lastWordIn(d.notAfter, head) {

@@ -80,6 +80,8 @@ func flagCases() []flagCase {
 			[]string{"Zq8v3LmN0pXr7TsW"}, []string{"@pkgs.example.com/simple"}},
 		{"url-user", "pip install --index-url https://x-access-token:Tq7zWm2xLp9RsV4c@pypi.example.com/simple pkg\n",
 			[]string{"Tq7zWm2xLp9RsV4c"}, []string{"@pypi.example.com/simple pkg"}},
+		{"url-user", `{"remote":"https:\/\/x-access-token:Hq2Lz9Wx7Vr3Kt8M@github.com\/org\/repo.git"}`,
+			[]string{"Hq2Lz9Wx7Vr3Kt8M"}, []string{`@github.com\/org\/repo.git`}},
 		// Other commands' password arguments, each from its manual.
 		{"other", "rabbitmqctl add_user alice S3cretPw9\n", []string{"S3cretPw9"}, []string{"add_user alice "}},
 		{"other", "rabbitmqctl -n rabbit@h change_password bob Hq2Lz9Wx7V\n", []string{"Hq2Lz9Wx7V"}, []string{"bob "}},
