@@ -345,10 +345,15 @@ func shellWords(line []byte, base int) []shellWord {
 		j := i
 		for j < len(line) && !cmdBlank(line, j) && line[j] != ';' && line[j] != '|' {
 			if q := line[j]; q == '"' || q == '\'' {
-				// A quoted part of the word: -p"two words".
-				if k := bytes.IndexByte(line[j+1:], q); k >= 0 {
-					j += k + 1
+				// A quoted part of an option: -p"two words", --user='a:b c'.
+				// Any other quote, or one never closed, ends the word: it
+				// closes the string the command line is in ({"cmd":"mysql
+				// -pVALUE"}).
+				k := bytes.IndexByte(line[j+1:], q)
+				if k < 0 || line[i] != '-' {
+					break
 				}
+				j += k + 1
 			}
 			j++
 		}

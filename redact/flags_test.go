@@ -47,6 +47,9 @@ func flagCases() []flagCase {
 		{"argv", "x\n  args: ['--db-password', 'Wz2Lq8Rx7Tv3']\n", []string{"Wz2Lq8Rx7Tv3"}, nil},
 		{"argv", `exec: "docker" login -u bot -p Nv8cQ2wZr5Lt ghcr.io`, []string{"Nv8cQ2wZr5Lt"}, []string{"ghcr.io"}},
 		{"argv", "\x1b[32m$ \x1b[0mmysql -uroot -pGx7Kq2Lz9W\n", []string{"Gx7Kq2Lz9W"}, []string{"\x1b[0mmysql -uroot -p"}},
+		{"argv", `{"cmd":"mysql -uroot -pTq7zWm2xLp9"}`, []string{"Tq7zWm2xLp9"}, []string{`"}`}},
+		{"argv", `{"cmd":"sshpass -p Rk8Vq2Lz7Wx3"}, "exit": 1`, []string{"Rk8Vq2Lz7Wx3"}, []string{`"}, "exit": 1`}},
+		{"argv", "log: 'redis-cli -a Gx7Kq2Lz9W' failed\n", []string{"Gx7Kq2Lz9W"}, []string{"' failed"}},
 		{"argv", "spec:\n  args:\n  - --password\n  - Tz8Kq2Lm9X\n  - --port\n", []string{"Tz8Kq2Lm9X"}, []string{"- --port"}},
 		{"argv", "args:\r\n    - \"--db-password\"\r\n    - \"Lk2Qz8Wx7V\"\r\n", []string{"Lk2Qz8Wx7V"}, nil},
 		// htpasswd(1): -b takes the password from the command line.
