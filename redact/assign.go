@@ -295,11 +295,14 @@ func (d *assignDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink)
 	for dashes < len(head) && head[dashes] == '-' {
 		dashes++
 	}
-	if dashes > 0 && ns > 0 && !setBlank[pre[ns-1]] && pre[ns-1] != '"' && pre[ns-1] != '\'' {
-		dashes = 0
+	if dashes > 0 && ns > 0 && !setBlank[pre[ns-1]] && pre[ns-1] != '"' && pre[ns-1] != '\'' && pre[ns-1] != '\n' && pre[ns-1] != '\r' {
+		dashes = 0 // a flag begins the line, or follows a blank or a quote: --password at column 0 of any line (issue 27)
 	}
 	if d.whole && len(head) == 0 && bytes.HasPrefix(w, []byte("PASS")) {
 		return false, 0 // a test's result, not a key: Go's "--- PASS: TestX/sub (0.01s)", automake's "PASS: t1"
+	}
+	if ns >= 3 && string(pre[ns-3:ns]) == "://" || ns >= 5 && string(pre[ns-5:ns]) == `:\/\/` {
+		return false, 0 // a URL's user (https://x-access-token:TOKEN@host): urlPassDet masks its password, up to the "@"
 	}
 	if ns >= 2 && string(pre[ns-2:ns]) == "::" || d.notAfter != nil && lastWordIn(d.notAfter, head) {
 		return false, 0 // a scope (AWS::SecretsManager::Secret), a token that is not a credential (nextToken, pad_token)
@@ -310,6 +313,9 @@ func (d *assignDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink)
 		return scan.Wait(final, j)
 	case scan.No:
 		return false, 0
+	}
+	if dashes > 0 && flagSwitch(head, w[:j]) {
+		return false, 0 // a switch, not a password's flag: --disabled-password, --password-stdin (issue 27)
 	}
 	return d.afterName(w, pre, kw, j, assignKey{p: p, ns: ns, dashes: dashes}, final, sink)
 }
@@ -419,9 +425,22 @@ func (d *assignDet) noSeparator(w, pre []byte, i int, k *assignKey, c valueCtx, 
 	switch {
 	case k.dashes > 0 && k.quote == 0 && k.blank:
 		// A command-line flag: --password VALUE, -storepass VALUE; in
-		// prose ("the --password option") it is followed by words.
+		// prose ("the --password option") it is followed by words. A
+		// flag is never its value (issue 27): --password --no-verify.
+		switch flagAt(w, i) {
+		case scan.More:
+			return scan.Wait(final, i)
+		case scan.Yes:
+			return false, 0
+		}
 		c.strong, c.prose, c.wordy = true, true, true
 		return d.value(w, i, c, final, sink)
+	case k.dashes > 0 && k.quote > 0 && w[i] == ',':
+		// An argument list: ["--password", "VALUE"] (issue 27).
+		return d.listValue(w, i+1, c, final, sink)
+	case k.dashes > 0 && (w[i] == '\n' || w[i] == '\r') && yamlItem(pre[:k.ns]):
+		// A YAML list of arguments: "- --password" then "- VALUE".
+		return d.nextItem(w, i, c, final, sink)
 	case namedValue(pre[:k.ns]):
 		// A key named as a value: "name": "DB_PASSWORD", "value": "...".
 		return d.lookValue(w, i, c, final, sink)
@@ -442,6 +461,9 @@ func (d *assignDet) separated(w []byte, i int, sep byte, k *assignKey, c valueCt
 		return scan.Wait(final, j)
 	}
 	afterBlank := j > i
+	if k.dashes > 0 && sep == '=' && afterBlank {
+		return false, 0 // an empty flag value: "--password= --next"
+	}
 	i = j
 	c.strong = sep == '=' && !k.blank && !afterBlank && k.quote == 0 && (k.env || k.p == '?' || k.p == '&' || k.p == ';' || k.dashes > 0)
 	c.prose = sep == ':' && afterBlank

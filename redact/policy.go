@@ -561,9 +561,10 @@ func (p *Policy) Label(argv []string, seen [][]byte) []string {
 		}
 		mark(lineRuns, at) // first: the most context names the kind
 		mark(p.runs(a), 0)
-		if i > 0 && strings.HasPrefix(argv[i-1], "-") && !strings.Contains(argv[i-1], "=") {
+		if i > 0 && strings.HasPrefix(argv[i-1], "-") && !strings.Contains(argv[i-1], "=") && !flagShaped(a) {
 			// The value of an option given as two arguments (--password X);
-			// not the argument after a whole KEY=VALUE one.
+			// not the argument after a whole KEY=VALUE one, nor an option
+			// (a flag is never a value: --password --no-verify).
 			prefix := argv[i-1] + "="
 			mark(p.runs(prefix+a), len(prefix))
 		}
