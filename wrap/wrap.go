@@ -64,8 +64,9 @@ type Config struct {
 	// Stdout and Stderr receive the bytes read from the child's streams,
 	// one Write per read (at most ReadBufferSize bytes). The slice is
 	// reused after Write returns, so a writer must copy what it keeps.
-	// Writes for one stream never overlap; the two streams are written
-	// from two goroutines concurrently. A writer's error is ignored: the
+	// Writes never overlap, for one stream or between the two (see
+	// order.go: a writer that is a Stager gets a read in two steps, in
+	// step with the other stream's). A writer's error is ignored: the
 	// pipe keeps being drained whatever happens downstream, unless it is
 	// ErrCloseStream.
 	Stdout, Stderr io.Writer
