@@ -78,11 +78,16 @@ func reference(p *Policy, in []byte) ([]byte, int64) {
 		from int64
 	}
 	var vals []value
+	size := 0
 	for _, it := range learned {
-		v := in[it.s:it.e]
-		if !learnable(v) || len(vals) >= MemoryValues || slices.ContainsFunc(vals, func(o value) bool { return bytes.Equal(o.v, v) }) {
+		if it.e-it.s > match.MaxLiteral {
 			continue
 		}
+		v := learnable(in[it.s:it.e])
+		if v == nil || len(vals) >= MemoryValues || size+len(v) > MemoryBytes || slices.ContainsFunc(vals, func(o value) bool { return bytes.Equal(o.v, v) }) {
+			continue
+		}
+		size += len(v)
 		vals = append(vals, value{v: v, kind: it.kind, from: it.e})
 	}
 	for _, v := range vals {
@@ -171,7 +176,11 @@ func (r *refSink) Add(s, e int, kind int32, ext match.Extender) {
 		return
 	}
 	if ext.Mode != match.ExtNone {
-		sp.e += int64(grow(ext, r.in[sp.e:]))
+		n := grow(ext, r.in[sp.e:])
+		sp.e += int64(n)
+		if ext.Mode == match.ExtSet && n < ext.Max {
+			r.learned = append(r.learned, sp) // closed by its value's end (issue 27)
+		}
 	} else {
 		r.learned = append(r.learned, sp)
 	}

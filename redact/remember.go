@@ -7,38 +7,67 @@ import "github.com/capwrap/capwrap/redact/internal/match"
 // URL's password, a --redact-pattern match) is remembered, and every later
 // occurrence of it is masked too, without its key, in the same stream and
 // in the other streams that share the Memory. The matcher finds the later
-// occurrences (internal/match, repeat.go); this file says which values are
-// worth it.
+// occurrences (internal/match, repeat.go); this file says which part of a
+// value is remembered.
 //
-// Bounds: at most MemoryValues values of MinRepeat to MaxRepeat bytes each
-// (so at most 64 KiB of values), first come first kept; only values that
-// look random or hold a symbol are remembered (see learnable).
+// Bounds: at most MemoryValues values of MinRepeat to MaxRepeat bytes each,
+// and at most MemoryBytes bytes of them in all, first come first kept.
+// Whatever its characters (issue 27: "12345@78", digits only, a word), a
+// value is remembered, with two exceptions: one byte repeated ("********",
+// "xxxxxxxx": a placeholder, or a rule of dashes, which a later table
+// would lose) and what a separator leaves shorter than MinRepeat.
 
 const (
-	// MinRepeat is the shortest value, in bytes, that is remembered: a
-	// short password ("1234") would mask too much ordinary text.
+	// MinRepeat is the shortest value, in bytes, that is remembered. A
+	// value is masked wherever it occurs, inside a longer word or number
+	// too, so a short one would mask ordinary text: "1234" is in every
+	// fourth timestamp, "admin" in every path; 8 bytes is also the
+	// shortest value a password rule asks of a person (NIST SP 800-63B
+	// §5.1.1.2: "at least 8 characters"), and the matcher's own floor
+	// (match.MinValue, which keys values by their first 8 bytes).
 	MinRepeat = 8
-	// MaxRepeat is the longest value, in bytes, that is remembered; longer
-	// secrets (private keys) are found again by their own shape.
-	MaxRepeat = 256
+	// MaxRepeat is the longest value, in bytes, that is remembered: as
+	// long as a literal secret the matcher finds (match.MaxLiteral,
+	// 4,096), which bounds the bytes held back for a possible occurrence
+	// at the end of a read. Longer secrets (private keys) are found again
+	// by their own shape.
+	MaxRepeat = match.MaxLiteral
 	// MemoryValues bounds how many values a Memory, and each stream, keeps.
 	MemoryValues = match.MemoryValues
+	// MemoryBytes bounds the bytes of the values a Memory, and each
+	// stream, keeps: 64 KiB (so 16 values of MaxRepeat bytes, or 256 of
+	// 256).
+	MemoryBytes = match.MemoryBytes
 )
 
 // MinRepeat is not below the shortest value the matcher remembers: this
 // line does not compile otherwise.
 var _ = [1]struct{}{}[min(MinRepeat-match.MinValue, 0)]
 
-// learnable reports whether a span's value is worth remembering: MinRepeat
-// to MaxRepeat bytes that look random or hold a symbol (see shape.random,
-// symbol). A password masked by its key may be a word ("parameter",
-// "password1" in a test): masked everywhere, it would hide ordinary text.
-func learnable(v []byte) bool {
-	if len(v) < MinRepeat || len(v) > MaxRepeat {
-		return false
+// learnable returns the part of a span's value to remember, nil for none:
+// the value without the separators it may begin with ("=" of "password:
+// =V", ":" or blanks: remembered, they would eat the "=" of a later
+// "X=V", issue 27), if that is MinRepeat to MaxRepeat bytes and not one
+// byte repeated. A value masked by its key may be digits only, or a word:
+// it was a secret there, so it is one wherever it recurs.
+func learnable(v []byte) []byte {
+	for len(v) > 0 && (v[0] == '=' || v[0] == ':' || v[0] == ' ' || v[0] == '\t') {
+		v = v[1:]
 	}
-	s := shapeOf(v)
-	return !s.allDigits() && (s.random() || symbol(v))
+	if len(v) < MinRepeat || len(v) > MaxRepeat || onlyByte(v) {
+		return nil
+	}
+	return v
+}
+
+// onlyByte reports whether v is one byte repeated.
+func onlyByte(v []byte) bool {
+	for _, c := range v[1:] {
+		if c != v[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // Memory holds the secret values the Writers of one run found, so that each

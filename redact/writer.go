@@ -68,3 +68,18 @@ func (w *Writer) Decided() int64 { return w.w.Decided() }
 // next Write or Close, and Tentative must not be called concurrently with
 // them.
 func (w *Writer) Tentative() []byte { return w.w.Tentative() }
+
+// Stage is the first half of a Write: it scans b, decides what it can and
+// remembers the values of the secrets found, sharing them at once with the
+// Writers of the same Memory, but writes nothing until Commit. A run
+// stages a read of one stream and what the other holds at that moment, and
+// commits both, so that a value one reveals is masked in the other
+// whichever capwrap read first (issue 27; README "Redaction", Repeats).
+// It returns len(b) unless an earlier Write failed (its error) or the
+// Writer is closed (ErrClosed). Until Commit the Writer holds all of b.
+func (w *Writer) Stage(b []byte) (int, error) { return w.w.Stage(b) }
+
+// Commit writes out what the Stages since the last Write or Commit
+// decided, masking also the values the Writers sharing its Memory found
+// in the meantime. It returns the destination's error, if any.
+func (w *Writer) Commit() error { return w.w.Commit() }

@@ -64,8 +64,9 @@ type Config struct {
 	// Stdout and Stderr receive the bytes read from the child's streams,
 	// one Write per read (at most ReadBufferSize bytes). The slice is
 	// reused after Write returns, so a writer must copy what it keeps.
-	// Writes for one stream never overlap; the two streams are written
-	// from two goroutines concurrently. A writer's error is ignored: the
+	// Writes never overlap, for one stream or between the two (see
+	// order.go: a writer that is a Stager gets a read in two steps, in
+	// step with the other stream's). A writer's error is ignored: the
 	// pipe keeps being drained whatever happens downstream, unless it is
 	// ErrCloseStream.
 	Stdout, Stderr io.Writer
@@ -248,6 +249,15 @@ type stream struct {
 	writeFrom time.Time // start of the Write in progress; zero outside one
 
 	closed atomic.Bool // closed at its writer's request (ErrCloseStream)
+
+	// The two streams' order (order.go): buf, peer and done are used
+	// under ord's lock; a stream without a peer has none.
+	buf      []byte      // ReadBufferSize bytes: every read of r goes here
+	ord      *order      // shared with peer
+	peer     *stream     // the run's other stream
+	done     bool        // the pump has returned: peer reads it no more
+	closeReq atomic.Bool // the writer returned ErrCloseStream
+	closing  atomic.Bool // closeEarly is called once
 }
 
 // child is one run of a Config's command: what Run's steps share. Each step
@@ -906,22 +916,38 @@ func failStart(res Result, err error) Result {
 
 // pump copies the stream into its writer until end-of-file (or EIO, which
 // is how a pty master reports that the last slave closed) or until the
-// drain deadline interrupts the read; then it reads what the stream
+// drain deadline interrupts the wait; then it reads what the stream
 // already holds (readBuffered) and stops, cut unless that reached the end.
+// Each read, and the hand-over of its bytes, is under the streams' order
+// lock (see take).
 func (s *stream) pump() {
-	buf := make([]byte, ReadBufferSize)
+	defer s.finish()
+	rc, err := s.r.SyscallConn()
+	if err != nil {
+		return
+	}
 	for {
-		n, err := s.r.Read(buf)
-		if n > 0 {
-			s.deliver(buf[:n])
+		var n int
+		var rerr error
+		err := rc.Read(func(fd uintptr) bool {
+			n, rerr = s.take(int(fd))
+			return rerr != unix.EAGAIN
+		})
+		s.closeAsked()
+		if p := s.peer; p != nil {
+			p.closeAsked()
 		}
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			s.eof = s.readBuffered(buf)
+			s.eof = s.readBuffered()
 			s.cut = !s.eof && !s.closed.Load()
 			return
 		case err != nil:
-			s.eof = errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO)
+			return // closed (ErrCloseStream)
+		case n == 0 && rerr == nil, rerr == unix.EIO: // EIO: a pty's last slave closed
+			s.eof = true
+			return
+		case rerr != nil:
 			return
 		}
 	}
@@ -941,31 +967,6 @@ func (s *stream) startDrain(exit time.Time, timeout time.Duration) {
 	}
 }
 
-// deliver counts p as observed and hands it to the stream's writer. Once
-// the drain clock runs, the time spent in Write is added to the deadline,
-// which is set again for the next Read: a slow or stalled disk behind the
-// writer is the store's business (--stall-timeout), not the drain's.
-func (s *stream) deliver(p []byte) {
-	s.observed.Add(int64(len(p)))
-	s.mu.Lock()
-	s.writeFrom = time.Now()
-	s.mu.Unlock()
-	if _, err := s.dst.Write(p); errors.Is(err, ErrCloseStream) {
-		s.closeEarly()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.deadline.IsZero() {
-		from := s.writeFrom
-		if from.Before(s.exited) {
-			from = s.exited
-		}
-		s.deadline = s.deadline.Add(time.Since(from))
-		_ = s.r.SetReadDeadline(s.deadline)
-	}
-	s.writeFrom = time.Time{}
-}
-
 // readBuffered reads what the stream holds once its drain deadline has
 // passed, and reports whether that reached end-of-file. Go's poller answers
 // a Read past the deadline without reading, but what the direct child
@@ -980,7 +981,7 @@ func (s *stream) deliver(p []byte) {
 // kernel worker, a little at a time (its buffers hold about 64 KiB beyond
 // what inq counts): for a pty, an empty read waits up to ptyFlush for more,
 // and up to ptyBuffered bytes more are read.
-func (s *stream) readBuffered(buf []byte) (eof bool) {
+func (s *stream) readBuffered() (eof bool) {
 	rc, err := s.r.SyscallConn()
 	if err != nil {
 		return false
@@ -996,11 +997,13 @@ func (s *stream) readBuffered(buf []byte) (eof bool) {
 	}
 	read := func() (n int, err error) {
 		if cerr := rc.Control(func(fd uintptr) {
-			for n, err = unix.Read(int(fd), buf); err == unix.EINTR; {
-				n, err = unix.Read(int(fd), buf)
-			}
+			n, err = s.take(int(fd))
 		}); cerr != nil {
 			return 0, cerr
+		}
+		s.closeAsked()
+		if p := s.peer; p != nil {
+			p.closeAsked()
 		}
 		return n, err
 	}
@@ -1008,7 +1011,6 @@ func (s *stream) readBuffered(buf []byte) (eof bool) {
 		last := left <= 0
 		n, err := read()
 		if n > 0 {
-			s.deliver(buf[:n])
 			left -= n
 		}
 		switch {
@@ -1077,11 +1079,12 @@ func openStreams(cfg Config) ([2]*stream, error) {
 			}
 			return ss, err
 		}
-		ss[i] = &stream{r: r, w: w, dst: dsts[i], pty: pty}
+		ss[i] = &stream{r: r, w: w, dst: dsts[i], pty: pty, buf: make([]byte, ReadBufferSize)}
 		if pty {
 			ss[i].slave = w.Name() // /dev/pts/N: the key relay asks it what is unread
 		}
 	}
+	pair(ss[0], ss[1])
 	return ss, nil
 }
 

@@ -71,6 +71,13 @@ func (s *sink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n, err := s.write(p)
+	s.armTentative()
+	return n, err
+}
+
+// armTentative starts (or restarts) the idle timer that shows the live
+// copy what the redactor holds tentatively, if it holds any. s.mu is held.
+func (s *sink) armTentative() {
 	if len(s.r.Tentative()) > 0 {
 		if s.idle == nil {
 			s.idle = time.AfterFunc(tentativeDelay, s.showTentative)
@@ -78,7 +85,49 @@ func (s *sink) Write(p []byte) (int, error) {
 			s.idle.Reset(tentativeDelay)
 		}
 	}
-	return n, err
+}
+
+// Stage scans p without releasing it (wrap.Stager: the run stages a read
+// of one stream and what the other holds, then commits both, so that a
+// secret found in either is masked in both; issue 27). Without a redactor
+// it is Write.
+func (s *sink) Stage(p []byte) error {
+	s.init()
+	if s.r == nil {
+		_, err := s.write(p)
+		return err
+	}
+	if s.live != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	n, err := s.r.Stage(p)
+	s.in += int64(n)
+	return err
+}
+
+// Commit releases what Stage scanned, as Write would have.
+func (s *sink) Commit() error {
+	if s.r == nil {
+		return nil
+	}
+	if s.live == nil {
+		return s.commit()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.commit()
+	s.armTentative()
+	return err
+}
+
+// commit is Commit's step, recorded in the ledger as write's.
+func (s *sink) commit() error {
+	released0, out0 := s.ledger.counts()
+	replaced0 := s.replaced()
+	err := s.r.Commit()
+	s.ledger.step(released0, out0, s.decided(), s.replaced() != replaced0)
+	return err
 }
 
 // write hands p to the redactor (or straight on) and records the step in

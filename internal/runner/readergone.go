@@ -28,7 +28,7 @@ const readerPoll = 50 * time.Millisecond
 // side does. closed is then set (Outcome.ReaderGone). full is asked
 // first, after each write; gone only when full, at most every readerPoll.
 type pipeEnd struct {
-	w      io.Writer
+	w      io.Writer // the sink
 	full   func() bool
 	gone   func() bool
 	closed *bool // set once, from the stream's pump; read after wrap.Run
@@ -38,18 +38,41 @@ type pipeEnd struct {
 
 func (e *pipeEnd) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
+	return n, e.check(err)
+}
+
+// Stage and Commit pass a staged read on (wrap.Stager); Commit, which
+// releases, asks what Write asks.
+func (e *pipeEnd) Stage(p []byte) error {
+	if st, ok := e.w.(wrap.Stager); ok {
+		return st.Stage(p)
+	}
+	_, err := e.Write(p)
+	return err
+}
+
+func (e *pipeEnd) Commit() error {
+	if st, ok := e.w.(wrap.Stager); ok {
+		return e.check(st.Commit())
+	}
+	return nil
+}
+
+// check returns err, or wrap.ErrCloseStream once nothing more of the
+// stream can be kept and its reader has gone.
+func (e *pipeEnd) check(err error) error {
 	if e.done.Load() || !e.full() {
-		return n, err
+		return err
 	}
 	if now := time.Now(); now.After(e.next) {
 		e.next = now.Add(readerPoll)
 		if e.gone() {
 			e.done.Store(true)
 			*e.closed = true
-			return n, wrap.ErrCloseStream
+			return wrap.ErrCloseStream
 		}
 	}
-	return n, err
+	return err
 }
 
 // streamWriter is what wrap gets for stream i (0 stdout, 1 stderr): the

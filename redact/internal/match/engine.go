@@ -309,11 +309,11 @@ type stream struct {
 
 	curStart int64 // start of the candidate under evaluation, for add
 	replaced int64
-	rep      repeats             // remembered values and their later occurrences (repeat.go)
-	lscan    int64               // every position before lscan was checked against the literals (literal.go)
-	litMasks []uint32            // room for the vector prefilter's verdicts on literals
-	remember func(v []byte) bool // whether to remember the value of a decided span; nil: none
-	obs      Observer            // told of each run written as a marker; nil: none
+	rep      repeats               // remembered values and their later occurrences (repeat.go)
+	lscan    int64                 // every position before lscan was checked against the literals (literal.go)
+	litMasks []uint32              // room for the vector prefilter's verdicts on literals
+	remember func(v []byte) []byte // the part of a decided span's value to remember (nil: none); nil: none at all
+	obs      Observer              // told of each run written as a marker; nil: none
 	eof      bool
 	err      error
 }
@@ -332,7 +332,7 @@ type Observer interface {
 // init readies s to write what m decides to dst. remember chooses the
 // values of decided spans that mask their later occurrences, mem shares
 // them with other streams, obs is told of every run; each may be nil.
-func (s *stream) init(m *Matcher, dst io.Writer, remember func(v []byte) bool, mem *Memory, obs Observer) {
+func (s *stream) init(m *Matcher, dst io.Writer, remember func(v []byte) []byte, mem *Memory, obs Observer) {
 	s.m = m
 	s.dst = dst
 	s.remember = remember
@@ -481,6 +481,9 @@ func (s *stream) growOpen() {
 		n, done := sp.ext.feed(s.buf[sp.e-s.base:], sp.e)
 		sp.e += int64(n)
 		if done || s.eof {
+			if sp.ext.Mode == ExtSet && sp.e < sp.ext.limit {
+				s.learn(span{s: sp.s, e: sp.e, kind: sp.kind}) // closed by its value's end, not cut at its bound
+			}
 			sp.ext.Mode = ExtNone
 		}
 	}
@@ -545,6 +548,11 @@ func (s *stream) compact() {
 	keep := min(s.rel, s.pos-int64(s.m.hist), s.rep.scan, s.lscan)
 	for _, c := range s.cands {
 		keep = min(keep, c.start-int64(s.m.back))
+	}
+	for _, sp := range s.spans {
+		if sp.ext.Mode == ExtSet && sp.e-sp.s <= MaxLiteral {
+			keep = min(keep, sp.s) // its value may be remembered when it closes (learn)
+		}
 	}
 	// Only when the dead prefix is at least as long as what stays, so that
 	// one-byte writes do not copy the whole window each time (amortized O(1)

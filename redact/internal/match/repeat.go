@@ -25,8 +25,10 @@ import (
 // has not yet released when it sees them (that depends on timing between
 // the streams, which nothing can fix).
 //
-// Bounds: at most MemoryValues values, each of MinValue bytes or more,
-// first come first kept; how long a value may be is remember's to bound.
+// Bounds: at most MemoryValues values, each of MinValue bytes or more, and
+// at most MemoryBytes bytes of them in all, first come first kept (a value
+// that would pass MemoryBytes is not kept; a shorter later one may be); how
+// long one value may be is remember's to bound.
 
 const (
 	// MinValue is the shortest value, in bytes, that is remembered: the
@@ -34,6 +36,10 @@ const (
 	MinValue = 8
 	// MemoryValues bounds how many values a Memory, and each stream, keeps.
 	MemoryValues = 256
+	// MemoryBytes bounds the bytes of the values a Memory, and each
+	// stream, keeps: 64 KiB, what 256 values of 256 bytes took when no
+	// value could be longer (issue 27 let one be as long as MaxLiteral).
+	MemoryBytes = 64 << 10
 )
 
 // Memory holds the values the Writers sharing it remembered, so that each
@@ -42,6 +48,7 @@ const (
 type Memory struct {
 	mu      sync.Mutex
 	vals    []memValue
+	size    int          // bytes of vals' values, at most MemoryBytes
 	version atomic.Int64 // len(vals), read without the lock
 }
 
@@ -61,7 +68,7 @@ func (m *Memory) Len() int { return int(m.version.Load()) }
 func (m *Memory) publish(v []byte, kind int32, by *stream) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.vals) >= MemoryValues {
+	if len(m.vals) >= MemoryValues || m.size+len(v) > MemoryBytes {
 		return
 	}
 	for _, o := range m.vals {
@@ -69,6 +76,7 @@ func (m *Memory) publish(v []byte, kind int32, by *stream) {
 			return
 		}
 	}
+	m.size += len(v)
 	m.vals = append(m.vals, memValue{v: v, kind: kind, by: by})
 	m.version.Store(int64(len(m.vals)))
 }
@@ -103,6 +111,7 @@ type repeats struct {
 	memSeen int // values of mem already taken
 	pend    []learnItem
 	vals    []repValue
+	size    int   // bytes of vals' values, at most MemoryBytes
 	scan    int64 // every position before scan was checked against vals
 	byHead  map[uint64][]int32
 	heads   []head        // one per byHead key
@@ -114,13 +123,15 @@ type repeats struct {
 }
 
 // learn records the value of a span a detector decided (closed, so its
-// bytes are final), if remember wants it.
+// bytes are final; an open span's when it closes at its value's end, not
+// at its bound), if remember wants it and the span is at most MaxLiteral
+// bytes long (compact keeps an open span's bytes until then).
 func (s *stream) learn(sp span) {
-	if s.remember == nil || sp.e-sp.s < MinValue || sp.s < s.base {
+	if s.remember == nil || sp.e-sp.s < MinValue || sp.e-sp.s > MaxLiteral || sp.s < s.base {
 		return
 	}
-	v := s.buf[sp.s-s.base : sp.e-s.base]
-	if !s.remember(v) {
+	v := s.remember(s.buf[sp.s-s.base : sp.e-s.base])
+	if len(v) < MinValue {
 		return
 	}
 	s.rep.pend = append(s.rep.pend, learnItem{s: sp.s, e: sp.e, kind: sp.kind, v: bytes.Clone(v)})
@@ -182,7 +193,7 @@ func cmp64(a, b int64) int {
 // bytes already checked for the others. It reports whether v was new.
 func (s *stream) addValue(v []byte, kind int32, from int64) bool {
 	r := &s.rep
-	if len(r.vals) >= MemoryValues {
+	if len(r.vals) >= MemoryValues || r.size+len(v) > MemoryBytes {
 		return false
 	}
 	for _, o := range r.vals {
@@ -190,6 +201,7 @@ func (s *stream) addValue(v []byte, kind int32, from int64) bool {
 			return false
 		}
 	}
+	r.size += len(v)
 	if r.byHead == nil {
 		r.byHead = map[uint64][]int32{}
 		r.pair = new([1024]uint64)

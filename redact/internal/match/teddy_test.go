@@ -153,7 +153,12 @@ func TestRepeatScanPathsAgree(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	m := New([]Keyword{{Text: []byte("token="), Exact: true, Det: tokenDet{}}}, [][]byte{[]byte("[token]")}, nil)
 	vectorReady(m)
-	remember := func(v []byte) bool { return len(v) <= 256 }
+	remember := func(v []byte) []byte {
+		if len(v) <= 256 {
+			return v
+		}
+		return nil
+	}
 	for n := 1; n <= 12; n++ {
 		vals := make([]string, n)
 		var in bytes.Buffer

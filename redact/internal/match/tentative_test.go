@@ -37,7 +37,7 @@ func TestTentative(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			w := NewWriter(New(kws, markers, nil), &out, func(v []byte) bool { return len(v) >= 8 }, nil, nil)
+			w := NewWriter(New(kws, markers, nil), &out, func(v []byte) []byte { return v }, nil, nil)
 			for _, s := range tc.writes {
 				if _, err := w.Write([]byte(s)); err != nil {
 					t.Fatal(err)

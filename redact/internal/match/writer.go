@@ -33,11 +33,14 @@ type Writer struct {
 // NewWriter returns a Writer of m's matches to dst. The caller must Close
 // it at end of stream to release what it holds; Close does not close dst.
 //
-// remember says whether the value of a span a detector decided (of
-// MinValue bytes or more) masks its later occurrences: in this stream and,
-// when mem is not nil, in every other Writer sharing mem. obs, if not nil,
+// remember says which part of the value of a span a detector decided (of
+// MinValue bytes or more) masks its later occurrences: it returns a
+// sub-slice of v (v itself, or v without a separator the span began
+// with; nil or fewer than MinValue bytes: none), and that part is masked
+// in this stream and, when mem is not nil, in every other Writer sharing
+// mem. obs, if not nil,
 // is told of every run replaced by a marker. Either may be nil.
-func NewWriter(m *Matcher, dst io.Writer, remember func(v []byte) bool, mem *Memory, obs Observer) *Writer {
+func NewWriter(m *Matcher, dst io.Writer, remember func(v []byte) []byte, mem *Memory, obs Observer) *Writer {
 	w := &Writer{}
 	w.s.init(m, dst, remember, mem, obs)
 	return w
