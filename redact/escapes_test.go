@@ -149,3 +149,116 @@ func TestEnvFormsCount(t *testing.T) {
 		}
 	}
 }
+
+// displayCase is coloured output: in, and what it must become (every
+// escape outside a value kept, the value and the escapes inside it one
+// marker).
+type displayCase struct {
+	name, in, want string
+}
+
+// displayCases hold the bytes jq -C and yq -C (jq 1.7: keys "\x1b[34;1m",
+// strings "\x1b[0;32m", punctuation "\x1b[1;39m"), grep --color=always
+// (GREP_COLORS' default ms=01;31 with "\x1b[K" after each colour, and
+// fn=35 ln=32 se=36 for -H -n), git diff --color ("\x1b[32m+…\x1b[m") and
+// --word-diff, ripgrep (match "\x1b[0m\x1b[1m\x1b[31m"), bat and ls
+// (256 and 24-bit colours "\x1b[38;5;…m", "\x1b[38;2;…m"), tput sgr0
+// ("\x1b(B\x1b[m") and an OSC 8 hyperlink around the value print.
+var displayCases = []displayCase{
+	// Between the key and its value, and around the value.
+	{"jq -C", "\x1b[1;39m{\n  \x1b[0m\x1b[34;1m\"password\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"hunter2xyz9\"\x1b[0m\x1b[1;39m,\n",
+		"\x1b[1;39m{\n  \x1b[0m\x1b[34;1m\"password\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"[REDACTED:password]\"\x1b[0m\x1b[1;39m,\n"},
+	{"jq -C first line", "\x1b[34;1m\"password\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"hunter2xyz9\"\x1b[0m",
+		"\x1b[34;1m\"password\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"[REDACTED:password]\"\x1b[0m"},
+	{"jq -C nested api_key", "    \x1b[0m\x1b[34;1m\"api_key\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"AbCd3fGh1jKlMn0p\"\x1b[0m\x1b[1;39m\n",
+		"    \x1b[0m\x1b[34;1m\"api_key\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"[REDACTED:api-key]\"\x1b[0m\x1b[1;39m\n"},
+	{"jq -C client_secret later line", "\x1b[1;39m{\n  \x1b[0m\x1b[34;1m\"user\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"ci\"\x1b[0m\x1b[1;39m,\n  \x1b[0m\x1b[34;1m\"client_secret\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"Gq4Rz8Lm2Xw7Vt9Kp3Nb\"\x1b[0m\x1b[1;39m\n\x1b[1;39m}\x1b[0m\n",
+		"\x1b[1;39m{\n  \x1b[0m\x1b[34;1m\"user\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"ci\"\x1b[0m\x1b[1;39m,\n  \x1b[0m\x1b[34;1m\"client_secret\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;32m\"[REDACTED:secret]\"\x1b[0m\x1b[1;39m\n\x1b[1;39m}\x1b[0m\n"},
+	{"yq -C yaml", "\x1b[36mdb_password\x1b[0m: \x1b[32mXk9mP2vL8qR4tW7z\x1b[0m\n",
+		"\x1b[36mdb_password\x1b[0m: \x1b[32m[REDACTED:password]\x1b[0m\n"},
+	{"grep value", "password=\x1b[01;31m\x1b[KS3cr3tPw9\x1b[m\x1b[K\n",
+		"password=\x1b[01;31m\x1b[K[REDACTED:password]\x1b[m\x1b[K\n"},
+	{"grep key", "\x1b[01;31m\x1b[Kpassword\x1b[m\x1b[K=S3cr3tPw9\n",
+		"\x1b[01;31m\x1b[Kpassword\x1b[m\x1b[K=[REDACTED:password]\n"},
+	{"grep key and separator", "x \x1b[01;31m\x1b[Kpassword=\x1b[m\x1b[KS3cr3tPw9 y\n",
+		"x \x1b[01;31m\x1b[Kpassword=\x1b[m\x1b[K[REDACTED:password] y\n"},
+	{"grep -H -n", "\x1b[35m\x1b[Kg\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K\x1b[32m\x1b[K1\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[Kx password=\x1b[01;31m\x1b[KS3cr3tPw9\x1b[m\x1b[K\n",
+		"\x1b[35m\x1b[Kg\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K\x1b[32m\x1b[K1\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[Kx password=\x1b[01;31m\x1b[K[REDACTED:password]\x1b[m\x1b[K\n"},
+	{"ripgrep", "\x1b[0m\x1b[35mconfig.env\x1b[0m:\x1b[0m\x1b[32m3\x1b[0m:API_TOKEN=\x1b[0m\x1b[1m\x1b[31mQm9vTjR5ZkV3cUx4YTJi\x1b[0m\n",
+		"\x1b[0m\x1b[35mconfig.env\x1b[0m:\x1b[0m\x1b[32m3\x1b[0m:API_TOKEN=\x1b[0m\x1b[1m\x1b[31m[REDACTED:token]\x1b[0m\n"},
+	{"bat 256 colours", "\x1b[38;5;203msecret\x1b[0m\x1b[38;5;231m \x1b[0m\x1b[38;5;203m=\x1b[0m\x1b[38;5;231m \x1b[0m\x1b[38;5;186m\"Wm3Qz8Lr2Tx7Vk9P\"\x1b[0m\n",
+		"\x1b[38;5;203msecret\x1b[0m\x1b[38;5;231m \x1b[0m\x1b[38;5;203m=\x1b[0m\x1b[38;5;231m \x1b[0m\x1b[38;5;186m\"[REDACTED:secret]\"\x1b[0m\n"},
+	{"24-bit colour and tput sgr0", "token: \x1b[38;2;255;100;0mLq9zXw2Rt7Vm4Kp8Jc3N\x1b(B\x1b[m\n",
+		"token: \x1b[38;2;255;100;0m[REDACTED:token]\x1b(B\x1b[m\n"},
+	{"OSC 8 hyperlink", "password: \x1b]8;;https://vault.example.com/x\x1b\\Hx7kP2qLm9zRt4Wv\x1b]8;;\x1b\\\n",
+		"password: \x1b]8;;https://vault.example.com/x\x1b\\[REDACTED:password]\x1b]8;;\x1b\\\n"},
+	// Inside the value: grep highlighting part of it, git's word diff.
+	{"grep inside value", "x password=\x1b[01;31m\x1b[KS3cr\x1b[m\x1b[K3tPw9\n",
+		"x password=\x1b[01;31m\x1b[K[REDACTED:password]\n"},
+	{"coloured middle", "password=Tr0ub\x1b[1mador99\x1b[0mX end\n",
+		"password=[REDACTED:password] end\n"},
+	{"git diff", "\x1b[32m+\x1b[m\x1b[32mpassword=S3cr3tPw9\x1b[m\n",
+		"\x1b[32m+\x1b[m\x1b[32mpassword=[REDACTED:password]\x1b[m\n"},
+	// Token shapes split by a colour, no key beside them.
+	{"ghp split", "token ghp_\x1b[01;31m\x1b[KaBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\x1b[m\x1b[K\n",
+		"token [REDACTED:github-pat]\x1b[m\x1b[K\n"},
+	{"AKIA coloured", "id \x1b[33mAKIAIOSFODNN7EXAMPLF\x1b[0m\n",
+		"id \x1b[33m[REDACTED:aws-access-key-id]\x1b[0m\n"},
+	{"AKIA split", "\x1b[1mAKIA\x1b[0mIOSFODNN7EXAMPLF\n",
+		"\x1b[1m[REDACTED:aws-access-key-id]\n"},
+}
+
+// displayNearMisses are coloured text with no secret: left as they are.
+var displayNearMisses = []string{
+	"\x1b[01;34mpassword-reset\x1b[0m  \x1b[01;32mtoken_test.go\x1b[0m\n",
+	"\x1b[1mPassword:\x1b[0m \n",
+	"\x1b[31m-\tpassword := os.Getenv(\"DB_PASSWORD\")\x1b[m\n",
+	"\x1b[32mok\x1b[0m  \tgithub.com/example/token\t0.2s\n",
+	"\x1b[34;1m\"password_min_length\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[0;39m12\x1b[0m\n",
+	"\x1b[34;1m\"token\"\x1b[0m\x1b[1;39m:\x1b[0m \x1b[1;30mnull\x1b[0m\n",
+	"\x1b[35m\x1b[Kauth.go\x1b[m\x1b[K\x1b[36m\x1b[K:\x1b[m\x1b[K\tif \x1b[01;31m\x1b[Ktoken\x1b[m\x1b[K == \"\" {\n",
+	"\x1b[2K\r\x1b[32mDownloading\x1b[0m token-parser v1.2.3\n",
+}
+
+// TestDisplayEscapes: redaction sees through display escapes; each case
+// alone, after a line of text, and split everywhere the chunkings split
+// it, agrees with the whole-buffer reference.
+func TestDisplayEscapes(t *testing.T) {
+	p := mustPolicy(t, Options{})
+	for _, c := range displayCases {
+		for _, pre := range []string{"", "start\n"} {
+			in, want := pre+c.in, pre+c.want
+			for _, sizes := range [][]int{nil, {1}, {2}, {5}, {3, 1}} {
+				if got := string(redactChunks(t, p, []byte(in), sizes)); got != want {
+					t.Errorf("%s, writes of %v:\n got %q\nwant %q", c.name, sizes, got, want)
+				}
+			}
+			if ref, _ := reference(p, []byte(in)); string(ref) != want {
+				t.Errorf("%s: reference got %q", c.name, ref)
+			}
+		}
+	}
+	for _, in := range displayNearMisses {
+		for _, sizes := range [][]int{nil, {1}} {
+			if got := string(redactChunks(t, p, []byte(in), sizes)); got != in {
+				t.Errorf("near miss, writes of %v: got %q, want it unchanged", sizes, got)
+			}
+		}
+	}
+}
+
+// TestDisplayRemembered: a value coloured inside is remembered as a
+// terminal shows it, and its later plain occurrence is masked.
+func TestDisplayRemembered(t *testing.T) {
+	p := mustPolicy(t, Options{})
+	in := "password=\x1b[01;31m\x1b[KHx7kP2q\x1b[m\x1b[KLm9zRt4Wv\nlogin Hx7kP2qLm9zRt4Wv failed\n"
+	want := "password=\x1b[01;31m\x1b[K[REDACTED:password]\nlogin [REDACTED:password] failed\n"
+	for _, sizes := range [][]int{nil, {1}, {7}} {
+		if got := string(redactChunks(t, p, []byte(in), sizes)); got != want {
+			t.Errorf("writes of %v:\n got %q\nwant %q", sizes, got, want)
+		}
+	}
+	if ref, _ := reference(p, []byte(in)); string(ref) != want {
+		t.Errorf("reference got %q", ref)
+	}
+}

@@ -119,7 +119,7 @@ func (s *stream) learn(sp span) {
 	if s.remember == nil || sp.e-sp.s < MinValue || sp.s < s.base {
 		return
 	}
-	v := s.buf[sp.s-s.base : sp.e-s.base]
+	v := StripDisplay(s.buf[sp.s-s.base : sp.e-s.base]) // a value coloured inside is remembered as shown
 	if !s.remember(v) {
 		return
 	}
