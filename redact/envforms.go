@@ -19,6 +19,11 @@ const uriComponentKeep = "!*'()"
 // xxd(1): "-p ... plain hexdump style", 30 octets per line by default).
 const xxdColumns = 60
 
+// hexLinesMax is the longest value, in bytes, whose `xxd -p` lines are
+// forms of their own (34 lines): a line is a literal of its own, and hex
+// dumps of longer values (a PEM key) are rare enough not to pay for.
+const hexLinesMax = 1024
+
 // jsonStyle is one JSON encoder's string escaping (see jsonEncode).
 type jsonStyle struct {
 	hexBytes string // ASCII bytes written as \u00XX
@@ -60,7 +65,7 @@ var jsonSpecial = func() (t [256]bool) {
 // variants adds to Go's: the encodeURIComponent spelling (upper- and
 // lower-case hex), hex (lower and upper case, as xxd -p,
 // Go's %x and Python's bytes.hex() print it, and lower-case hex wrapped
-// at xxd -p's 60 columns), and the JSON escapings of jsonStyles, each
+// at xxd -p's 60 columns, for values up to hexLinesMax bytes), and the JSON escapings of jsonStyles, each
 // also escaped a second time (JSON in a JSON string). A value with no
 // byte of jsonSpecial has 4 such forms (plus one per 60 hex digits past
 // the first line); one with them up to 14 more.
@@ -75,7 +80,9 @@ func moreForms(v string) []string {
 	out = append(out, uri, lowerHex(uri))
 	h := hex.EncodeToString([]byte(v))
 	out = append(out, h, strings.ToUpper(h))
-	out = append(out, wrapped(h, xxdColumns)...)
+	if len(v) <= hexLinesMax {
+		out = append(out, wrapped(h, xxdColumns)...)
+	}
 	if !needsJSON(v) {
 		return out
 	}
