@@ -56,58 +56,103 @@ func EvalDisplay(d Detector, win int, w, pre []byte, kw int, final bool, sink Sp
 	}
 	v := viewPool.Get().(*view)
 	defer viewPool.Put(v)
-	final = v.build(w, final, win)
+	v.reset(w, final, win)
 	v.sink = sink
-	pending, from := d.Eval(v.b, afterEscapes(pre), kw, final, v)
-	v.sink = nil
-	return pending, v.raw(from)
+	defer func() { v.sink, v.w = nil, nil }()
+	pre = afterEscapes(pre)
+	// The view is built as far as the detector reads: first viewStep
+	// bytes, then twice as many while it waits for more (Eval decides
+	// early only when more bytes cannot change its answer, so a decision
+	// on a prefix is the decision on the whole).
+	for lim := viewStep; ; lim *= 2 {
+		done := v.extend(lim)
+		pending, from := d.Eval(v.b, pre, kw, v.final(), v)
+		if !pending || done {
+			return pending, v.raw(from)
+		}
+	}
 }
 
-// view is a window with its display escapes removed: b[k] is w[at[k]], and
-// the view covers w[:cut].
+// viewStep is how many view bytes EvalDisplay shows a detector first.
+const viewStep = 32
+
+// view is a window w with its display escapes removed, in runs: the view
+// bytes from runs[j].v on are the bytes of w from runs[j].r on, up to the
+// next run; the view covers w[:cut].
 type view struct {
+	w    []byte
 	b    []byte
-	at   []int32
-	cut  int
+	runs []viewRun
+	i    int  // next byte of w to read
+	cut  int  // end of the bytes of w the view covers
+	win  int  // most view bytes
+	wfin bool // w will not grow
 	sink SpanSink
 }
 
+// viewRun is where a run of the view starts, in the view and in w.
+type viewRun struct{ v, r int32 }
+
 var viewPool = sync.Pool{New: func() any { return new(view) }}
 
-// build makes v the view of w, at most win bytes of it, and returns
-// whether the view is final: w is, or the view is win bytes long.
-func (v *view) build(w []byte, final bool, win int) bool {
-	v.b, v.at, v.cut = v.b[:0], v.at[:0], len(w)
-	for i := 0; i < len(w); {
-		if len(v.b) == win {
-			v.cut = i
-			return true
-		}
-		if w[i] == scan.Esc {
-			n, lex := scan.EscapeAt(w, i)
+// reset readies v to show w, whose detector's Window is win.
+func (v *view) reset(w []byte, final bool, win int) {
+	v.w, v.b, v.runs, v.i, v.cut, v.win, v.wfin = w, v.b[:0], v.runs[:0], 0, 0, win, final
+}
+
+// extend grows the view to lim bytes (at most win) or as far as w allows,
+// and reports whether it is complete: win bytes, all of w, or cut before
+// an escape w ends inside while w may grow (the view of a longer w only
+// grows at its end, as Eval requires).
+func (v *view) extend(lim int) bool {
+	lim = min(lim, v.win)
+	w := v.w
+	for v.i < len(w) && len(v.b) < lim {
+		if w[v.i] == scan.Esc {
+			n, lex := scan.EscapeAt(w, v.i)
 			if lex == scan.Yes {
-				i += n
+				v.i += n
 				continue
 			}
-			if lex == scan.More && !final {
-				v.cut = i
-				return false
+			if lex == scan.More && !v.wfin {
+				v.cut = v.i
+				return true
 			}
 		}
-		v.b = append(v.b, w[i])
-		v.at = append(v.at, int32(i))
-		i++
+		// A run of bytes up to the next ESC (this one, if not an escape,
+		// included), as far as lim.
+		end := len(w)
+		if k := bytes.IndexByte(w[v.i+1:], scan.Esc); k >= 0 {
+			end = v.i + 1 + k
+		}
+		end = min(end, v.i+lim-len(v.b))
+		if n := len(v.runs); n == 0 || int(v.runs[n-1].r)+len(v.b)-int(v.runs[n-1].v) != v.i {
+			v.runs = append(v.runs, viewRun{v: int32(len(v.b)), r: int32(v.i)})
+		}
+		v.b = append(v.b, w[v.i:end]...)
+		v.i = end
 	}
-	return final || len(v.b) == win
+	v.cut = v.i
+	return len(v.b) == v.win || v.i == len(w)
+}
+
+// final reports whether the view will not grow: it holds win bytes, or it
+// covers all of a w that will not grow.
+func (v *view) final() bool {
+	return len(v.b) == v.win || v.wfin && v.cut == len(v.w)
 }
 
 // raw maps view offset k (0 <= k <= len(b)) to the offset in w of the view
 // byte k, or to cut for k == len(b).
 func (v *view) raw(k int) int {
-	if k < len(v.at) {
-		return int(v.at[k])
+	if k >= len(v.b) {
+		return v.cut
 	}
-	return v.cut
+	j := len(v.runs) - 1
+	for j > 0 && int(v.runs[j].v) > k {
+		j--
+	}
+	return int(v.runs[j].r) + k - int(v.runs[j].v)
 }
 
 // Add implements SpanSink: the span [s, e) of the view is the bytes of w
