@@ -206,6 +206,10 @@ var displayCases = []displayCase{
 		"id \x1b[33m[REDACTED:aws-access-key-id]\x1b[0m\n"},
 	{"AKIA split", "\x1b[1mAKIA\x1b[0mIOSFODNN7EXAMPLF\n",
 		"\x1b[1m[REDACTED:aws-access-key-id]\n"},
+	{"stripe split by grep", "key: sk_live_4eC39Hq\x1b[01;31m\x1b[KLyjWDarjtT1zdp7dc\x1b[m\x1b[K\n",
+		"key: [REDACTED:stripe-live-secret-key]\x1b[m\x1b[K\n"},
+	{"slack split at a dash", "\x1b[32mxoxb-1234567890-\x1b[1m1234567890123-AbCdEfGhIjKlMnOpQrStUvWx\x1b[0m later\n",
+		"\x1b[32m[REDACTED:slack-bot-token]\x1b[0m later\n"},
 }
 
 // displayNearMisses are coloured text with no secret: left as they are.
