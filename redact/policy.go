@@ -323,7 +323,9 @@ func kindName(name string) string {
 // upper- and lower-case hex), JSON string escaping (also with "\/" for "/",
 // and twice, for JSON in a JSON string), and for a multi-line
 // value each line, the value with CRLF line ends, and the value with every
-// run of white space collapsed to one space (what `echo $VAR` prints).
+// run of white space collapsed to one space (what `echo $VAR` prints); and
+// the forms of other encoders (moreForms: encodeURIComponent, hex, the
+// JSON escapings of Python, PHP and Gson).
 func variants(v string) []string {
 	if len(v) < minVariant {
 		return []string{v}
@@ -380,6 +382,7 @@ func variants(v string) []string {
 			out = append(out, s[1:len(s)-1])
 		}
 	}
+	out = append(out, moreForms(v)...)
 	if strings.ContainsAny(v, "\r\n") {
 		for _, line := range strings.Split(v, "\n") {
 			line = strings.TrimRight(line, "\r")

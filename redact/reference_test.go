@@ -20,10 +20,10 @@ import (
 func reference(p *Policy, in []byte) ([]byte, int64) {
 	var sink refSink
 	eval := func(d match.Detector, start, kw int) {
-		end := min(len(in), start+d.Window(kw))
+		end := min(len(in), start+match.RawWindow(d.Window(kw)))
 		sink.base = start
 		sink.in = in
-		pending, _ := d.Eval(in[start:end], in[max(0, start-lookBack(d)):start], kw, true, &sink)
+		pending, _ := match.EvalDisplay(d, d.Window(kw), in[start:end], in[max(0, start-lookBack(d)):start], kw, true, &sink)
 		if pending {
 			panic("detector pending on a final window")
 		}
@@ -83,7 +83,7 @@ func reference(p *Policy, in []byte) ([]byte, int64) {
 		if it.e-it.s > match.MaxLiteral {
 			continue
 		}
-		v := learnable(in[it.s:it.e])
+		v := learnable(match.StripDisplay(in[it.s:it.e]))
 		if v == nil || len(vals) >= MemoryValues || size+len(v) > MemoryBytes || slices.ContainsFunc(vals, func(o value) bool { return bytes.Equal(o.v, v) }) {
 			continue
 		}

@@ -228,14 +228,14 @@ func New(kws []Keyword, markers [][]byte, lineDet Detector) *Matcher {
 			m.hold = len(k.Text)
 		}
 		if k.Det != nil {
-			if w := k.Det.Window(len(k.Text)); w > m.hold {
+			if w := RawWindow(k.Det.Window(len(k.Text))); w > m.hold {
 				m.hold = w
 			}
 			m.back = max(m.back, lookBack(k.Det))
 		}
 	}
 	if lineDet != nil {
-		if w := lineDet.Window(0); w > m.hold {
+		if w := RawWindow(lineDet.Window(0)); w > m.hold {
 			m.hold = w
 		}
 	}
@@ -448,7 +448,8 @@ func (s *stream) evalCands() {
 		} else {
 			det = s.m.lineDet
 		}
-		win := int64(det.Window(kwLen))
+		dwin := det.Window(kwLen)
+		win := int64(RawWindow(dwin)) // room for display escapes (display.go)
 		end := min(s.pos, c.start+win)
 		final := s.eof || c.start+win <= s.pos
 		if !final && c.seen > 0 && end-c.start < 2*(c.seen-c.start) &&
@@ -462,7 +463,7 @@ func (s *stream) evalCands() {
 		c.seen = end
 		lo := max(c.start-int64(lookBack(det)), 0)
 		s.curStart = c.start
-		pending, from := det.Eval(s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
+		pending, from := EvalDisplay(det, dwin, s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
 		if pending {
 			c.from = c.start + int64(from)
 			kept = append(kept, c)

@@ -130,7 +130,7 @@ func (s *stream) learn(sp span) {
 	if s.remember == nil || sp.e-sp.s < MinValue || sp.e-sp.s > MaxLiteral || sp.s < s.base {
 		return
 	}
-	v := s.remember(s.buf[sp.s-s.base : sp.e-s.base])
+	v := s.remember(StripDisplay(s.buf[sp.s-s.base : sp.e-s.base])) // a value coloured inside is remembered as shown
 	if len(v) < MinValue {
 		return
 	}
