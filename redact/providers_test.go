@@ -114,6 +114,8 @@ func providerCases() []providerCase {
 		{kind: "hubspot-access-token", token: "pat-na1-" + fakeUUID(95)},
 		{kind: "posthog-personal-api-key", token: "phx_" + fakeRun(fkAlnum, 47, 96)},
 		{kind: "nuget-api-key", token: "oy2" + fakeRun("abcdefghijklmnopqrstuvwxyz234567", 43, 97)},
+		{kind: "aws-access-key-id", token: "ABIA" + fakeRun("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16, 98)},
+		{kind: "aws-access-key-id", token: "ACCA" + fakeRun("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16, 99)},
 	}
 }
 
@@ -212,6 +214,8 @@ func providerMisses() []string {
 		"link-sandbox-" + fakeUUID(132),
 		"phx_short",
 		"oy2" + fakeRun("abcdefghijklmnopqrstuvwxyz0189", 43, 133),
+		"ACCA" + fakeRun("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 15, 136),
+		"ACCOUNTING ABIAS",
 		// Ordinary identifiers.
 		fakeRun(fkHex, 40, 134),
 		fakeUUID(135),
