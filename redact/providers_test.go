@@ -83,6 +83,7 @@ func providerCases() []providerCase {
 		{kind: "airtable-token", token: "pat" + fakeRun(fkAlnum, 14, 61) + "." + fakeRun(fkHex, 64, 62)},
 		// Adobe client secrets.
 		{kind: "adobe-client-secret", token: "p8e-" + fakeRun(fkAlnum, 32, 63)},
+		{kind: "adobe-client-secret", token: "p8e-" + fakeRun(fkAlnum, 13, 68) + "-" + fakeRun(fkAlnum, 8, 69) + "_" + fakeRun(fkAlnum, 9, 70)},
 		// Authress service client access keys: the ids before ".acc" stay.
 		{kind: "authress-access-key", token: authressLead + authressRest, secret: authressRest[1:], lead: authressLead},
 		// Grafana's legacy API keys.
@@ -209,6 +210,7 @@ func providerMisses() []string {
 		"s-s4t2ud-" + fakeRun(fkHex, 63, 128),
 		"sm_pat_" + fakeRun(fkAlnum, 15, 129),
 		"p8e-" + fakeRun(fkAlnum, 31, 130),
+		`Metadata.Key.of("p8e-client-version")`,
 		"foo.acc_bar.baz",
 		"access-sandbox-" + fakeRun(fkHex, 12, 131),
 		"link-sandbox-" + fakeUUID(132),

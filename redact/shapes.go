@@ -252,8 +252,11 @@ var shapeRows = []shapeRow{
 		src: "https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-how.html"},
 	{kind: "aws-bedrock-api-key", keywords: []string{"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"}, shape: "[A-Za-z0-9+/=]{40,}",
 		src: "https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-how.html"},
-	// Adobe Developer Console client secrets: "p8e-" and 32 alphanumerics.
-	{kind: "adobe-client-secret", keywords: []string{"p8e-"}, shape: "[A-Za-z0-9]{32}",
+	// Adobe Developer Console client secrets: "p8e-" and 32 base64url
+	// characters (secrets the console issued, as published by mistake, hold
+	// "-" and "_": the rule sets' [a-z0-9]{32} misses those). Adobe's page
+	// describes the credential, not its form.
+	{kind: "adobe-client-secret", keywords: []string{"p8e-"}, shape: "[A-Za-z0-9_-]{32}",
 		src: "https://developer.adobe.com/developer-console/docs/guides/authentication/ServerToServerAuthentication/implementation"},
 	{kind: "alibaba-access-key-id", keywords: []string{"LTAI"}, shape: "[A-Za-z0-9]{12,20}",
 		src: "https://www.alibabacloud.com/help/en/ram/user-guide/create-an-accesskey-pair"},
@@ -386,9 +389,12 @@ var shapeRows = []shapeRow{
 	{kind: "hubspot-access-token", keywords: []string{"pat-na1-", "pat-na2-", "pat-eu1-", "pat-ap1-"},
 		shape: "[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}",
 		src:   "https://developers.hubspot.com/docs/api/private-apps"},
-	// SettleMint personal, application and service access tokens.
+	// SettleMint personal and application access tokens, as the SDK's
+	// schema tells them (no length given: 16, the shortest seen, is a lower
+	// bound), and service access tokens (sm_sat_) as the rule sets list
+	// them.
 	{kind: "settlemint-token", keywords: []string{"sm_pat_", "sm_aat_", "sm_sat_"}, shape: "[A-Za-z0-9]{16,}",
-		src: "https://console.settlemint.com/documentation/platform-components/security-and-authentication/personal-access-tokens"},
+		src: "https://github.com/settlemint/sdk/blob/main/sdk/utils/src/validation/access-token.schema.ts"},
 	// PostHog personal API keys (phx_); project keys (phc_) are public by
 	// design, written into every page that sends events, and stay.
 	{kind: "posthog-personal-api-key", keywords: []string{"phx_"}, shape: "[A-Za-z0-9]{30,}",
