@@ -30,8 +30,8 @@ import (
 //     a test log (77,816 times in BenchmarkWriterPlainLog's 8 MiB, each a
 //     shape check, which halved its speed); they are masked by a key
 //     beside them (LOB_API_KEY=, api_key:).
-//     Publishable keys are public by design and stay (Stripe: "publishable
-//     keys … can be publicly accessible", https://docs.stripe.com/keys):
+//     Publishable keys are public by design and stay (Stripe's key
+//     documentation puts them in client-side code, https://docs.stripe.com/keys):
 //     pk_test_/pk_live_, FLWPUBK…, Lob's test_pub_/live_pub_, Supabase's
 //     sb_publishable_…, Mapbox's public pk.… tokens, PostHog's phc_
 //     project keys, New Relic's browser keys NRJS-… (they are in every
