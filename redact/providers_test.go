@@ -72,6 +72,9 @@ func providerCases() []providerCase {
 		// Amazon Bedrock API keys, long- and short-term.
 		{kind: "aws-bedrock-api-key", token: "ABSK" + std([]byte("BedrockAPIKey-"+fakeRun("abcdefghijklmnopqrstuvwxyz0123456789", 8, 24)+"-at-123456789012:"+fakeRun(fkAlnum+"+/", 60, 25)))},
 		{kind: "aws-bedrock-api-key", token: "bedrock-api-key-" + std([]byte(bedrockURL))},
+		// 1Password Secret Keys, both groupings.
+		{kind: "onepassword-secret-key", token: "A3-" + fakeRun(fkUpper, 6, 41) + "-" + fakeRun(fkUpper, 11, 42) + "-" + fakeRun(fkUpper, 5, 43) + "-" + fakeRun(fkUpper, 5, 44) + "-" + fakeRun(fkUpper, 5, 45)},
+		{kind: "onepassword-secret-key", token: "A3-" + fakeRun(fkUpper, 6, 46) + "-" + fakeRun(fkUpper, 6, 47) + "-" + fakeRun(fkUpper, 5, 48) + "-" + fakeRun(fkUpper, 5, 49) + "-" + fakeRun(fkUpper, 5, 50) + "-" + fakeRun(fkUpper, 5, 51)},
 		// Facebook/Meta access tokens: user, page, app.
 		{kind: "facebook-access-token", token: "EAAB" + fakeRun(fkAlnum, 180, 52)},
 		{kind: "facebook-access-token", token: "EAAG" + fakeRun(fkAlnum, 120, 53)},
@@ -271,6 +274,7 @@ func init() {
 		"airtable-token":              {"path/to/file.go", "patch-2024-05-01.diff"},
 		"harness-api-key":             {"pat.example.com"},
 		"openshift-user-token":        {"sha256:" + fakeRun(fkHex, 64, 146)},
+		"onepassword-secret-key":      {"A3-PAPER-SIZE"},
 		"facebook-access-token":       {"EAAB" + fakeRun(fkAlnum, 60, 147)},
 	} {
 		shapeExtraMisses[kind] = append(shapeExtraMisses[kind], m...)

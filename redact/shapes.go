@@ -83,12 +83,6 @@ import (
 //   - Kubernetes service-account tokens and Pinata keys are JWTs (see jwt).
 //   - Mailchimp (…-us12), New Relic license keys (…NRAL): the marker is a
 //     suffix, and a span cannot start before its keyword.
-//   - 1Password account Secret Keys (A3-XXXXXX-…, white paper's "Secret
-//     Key" section): the "A3" fingerprint merged with others in the vector
-//     prefilter's buckets and cost BenchmarkWriterPlainLog 17% (2.67 GB/s
-//     against 3.2 on main; 3.13-3.21 without the row); left out until the
-//     prefilter takes it (issue 27 asks that speed not fall); its two rows
-//     and fakes are in commit d272d51.
 //   - Facebook/Meta app secrets (32 hex digits): no prefix; only a key
 //     beside them tells (FACEBOOK_APP_SECRET=, "app_secret":).
 //   - Razorpay (rzp_test_/rzp_live_) and Twilio SIDs: ids, not secrets.
@@ -183,6 +177,12 @@ var shapeRows = []shapeRow{
 		src: "https://docs.doppler.com/reference/auth-token-formats"},
 	{kind: "onepassword-service-account-token", keywords: []string{"ops_eyJ"}, shape: "[A-Za-z0-9+/=_-]{100,}",
 		src: "https://developer.1password.com/docs/service-accounts/"},
+	// 1Password account Secret Keys: "A3-", then 6, 11 (or 6 and 5), 5, 5
+	// and 5 characters (the white paper's "Secret Key" section).
+	{kind: "onepassword-secret-key", keywords: []string{"A3-"}, shape: "[A-Z0-9]{6}-[A-Z0-9]{11}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+		src: "https://1passwordstatic.com/files/security/1password-white-paper.pdf"},
+	{kind: "onepassword-secret-key", keywords: []string{"A3-"}, shape: "[A-Z0-9]{6}-[A-Z0-9]{6}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+		src: "https://support.1password.com/secret-key/"},
 	{kind: "tailscale-key", keywords: []string{"tskey-"}, shape: "[A-Za-z0-9-]{30,}",
 		src: "https://tailscale.com/kb/1277/key-prefixes"},
 	{kind: "age-secret-key", keywords: []string{"AGE-SECRET-KEY-1"}, shape: "[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
