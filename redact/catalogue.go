@@ -50,7 +50,10 @@ func assign(kind string, minLen int, lenient, word, whole bool) func(func(string
 // catalogue lists the built-in shapes in priority order: when two spans start
 // at the same byte, the marker names the earlier entry.
 var catalogue = []catalogueEntry{
-	{kind: "aws-access-key-id", keywords: []string{"AKIA", "ASIA"}, exact: true,
+	// AKIA (access key), ASIA (temporary), ABIA (STS service bearer token),
+	// ACCA (context-specific credential): the unique-ID prefixes of
+	// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids
+	{kind: "aws-access-key-id", keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, exact: true,
 		det: func(k func(string) int32) match.Detector {
 			// Exactly 16 base32 characters, not inside a longer word.
 			return &prefixDet{kind: k("aws-access-key-id"), body: scan.NewSet("A-Z2-7"), min: 16, max: 16, left: setAlnum, right: setAlnum}

@@ -20,13 +20,22 @@ import (
 // (xshpat_…) or with the wrong length or alphabet is not one.
 //
 // Decisions:
-//   - Test, sandbox and publishable keys are not secrets and stay: Stripe's
-//     sk_test_ (see catalogue.go), Shippo's shippo_test_, Duffel's
-//     duffel_test_, EasyPost's EZTK…, Flutterwave's FLWSECK_TEST-, Lob's
-//     test_…, Braintree's access_token$sandbox$…, Supabase's
-//     sb_publishable_…, Mapbox's public pk.… tokens, New Relic's browser
-//     keys NRJS-… (they are in every monitored page) and LaunchDarkly's
-//     mobile and client-side ids.
+//   - Test-mode and sandbox SECRET keys are secrets (issue 27): they read
+//     and change the account's test data, settings, webhooks and team.
+//     Stripe's sk_test_/rk_test_, Shippo's shippo_test_, Duffel's
+//     duffel_test_, EasyPost's EZTK…, Flutterwave's FLWSECK_TEST-,
+//     Braintree's access_token$sandbox$…, Square's sandbox-sq0csp- and
+//     sandbox EAAA tokens and Plaid's access-sandbox- tokens are masked.
+//     Lob's test_… keys are not a row: "test_" starts every other line of
+//     a test log (77,816 times in BenchmarkWriterPlainLog's 8 MiB, each a
+//     shape check, which halved its speed); they are masked by a key
+//     beside them (LOB_API_KEY=, api_key:).
+//     Publishable keys are public by design and stay (Stripe's key
+//     documentation puts them in client-side code, https://docs.stripe.com/keys):
+//     pk_test_/pk_live_, FLWPUBK…, Lob's test_pub_/live_pub_, Supabase's
+//     sb_publishable_…, Mapbox's public pk.… tokens, PostHog's phc_
+//     project keys, New Relic's browser keys NRJS-… (they are in every
+//     monitored page) and LaunchDarkly's mobile and client-side ids.
 //   - A keyword is the longest fixed part of the format, so the vector
 //     prefilter (internal/match/teddy.go) sees few false starts:
 //     Braintree's keyword is "$production$" (the span starts there;
@@ -67,10 +76,16 @@ import (
 //     account and admin keys are covered by the sk-ant-/sk-proj- rows of
 //     catalogue.go; Slack, Discord, DigitalOcean, PyPI, npm and Hugging
 //     Face hf_ tokens too.
+//   - OpenAI's legacy user keys (sk-, 20, "T3BlbkFJ", 20): OpenAI documents
+//     no format and no SDK checks one; dropped (issue 27: a row needs a
+//     source). Such a key is masked by its carrier (OPENAI_API_KEY in the
+//     environment, api_key=, Authorization: Bearer).
 //   - Kubernetes service-account tokens and Pinata keys are JWTs (see jwt).
 //   - Mailchimp (…-us12), New Relic license keys (…NRAL): the marker is a
 //     suffix, and a span cannot start before its keyword.
-//   - Facebook/Meta access tokens (EAA…): no published format.
+//   - Facebook/Meta app secrets (32 hex digits): no prefix; only a key
+//     beside them tells (FACEBOOK_APP_SECRET=, "app_secret":).
+//   - Razorpay (rzp_test_/rzp_live_) and Twilio SIDs: ids, not secrets.
 type shapeRow struct {
 	kind     string
 	keywords []string
@@ -104,12 +119,21 @@ var shapeRows = []shapeRow{
 		src: "https://docs.gitlab.com/security/tokens/#token-prefixes"},
 	{kind: "gitlab-runner-registration-token", keywords: []string{"GR1348941"}, shape: "[A-Za-z0-9_-]{20,}",
 		src: "https://docs.gitlab.com/security/tokens/#token-prefixes"},
+	// Atlassian's prefixes (ATAT API tokens, ATCT access tokens, ATBB app
+	// passwords) as an Atlassian staff member confirmed them; the lengths
+	// are lower bounds, open.
 	{kind: "atlassian-api-token", keywords: []string{"ATATT3"}, shape: "[A-Za-z0-9_=-]{60,}",
-		src: "https://support.atlassian.com/atlassian-account/docs/manage-api-tokens-for-your-atlassian-account/"},
+		src: "https://community.atlassian.com/forums/Bitbucket-questions/Can-we-confirm-BitBucket-s-token-prefixes/qaq-p/3093481"},
 	{kind: "atlassian-access-token", keywords: []string{"ATCTT3"}, shape: "[A-Za-z0-9_=-]{60,}",
-		src: "https://support.atlassian.com/bitbucket-cloud/docs/access-tokens/"},
+		src: "https://community.atlassian.com/forums/Bitbucket-questions/Can-we-confirm-BitBucket-s-token-prefixes/qaq-p/3093481"},
 	{kind: "bitbucket-app-password", keywords: []string{"ATBB"}, shape: "[A-Za-z0-9]{28,}",
-		src: "https://support.atlassian.com/bitbucket-cloud/docs/app-passwords/"},
+		src: "https://community.atlassian.com/forums/Bitbucket-questions/Can-we-confirm-BitBucket-s-token-prefixes/qaq-p/3093481"},
+	// Harness: "pat." or "sat.", account id, token id, secret.
+	{kind: "harness-api-key", keywords: []string{"pat.", "sat."}, shape: "[A-Za-z0-9_-]{22}.[A-Za-z0-9]{24}.[A-Za-z0-9]{20}",
+		src: "https://developer.harness.io/docs/platform/automation/api/add-and-manage-api-keys/"},
+	// OpenShift OAuth access tokens: "sha256~" and 43 base64url characters.
+	{kind: "openshift-user-token", keywords: []string{"sha256~"}, shape: "[A-Za-z0-9_-]{43}",
+		src: "https://docs.redhat.com/en/documentation/openshift_container_platform/4.10/html-single/authentication_and_authorization/index#oauth-view-details-tokens_managing-oauth-access-tokens"},
 	{kind: "buildkite-api-token", keywords: []string{"bkua_"}, shape: "[a-f0-9]{40}",
 		src: "https://buildkite.com/docs/apis/managing-api-tokens"},
 	{kind: "circleci-token", keywords: []string{"CCIPAT_", "CCIPRJ_"}, shape: "[A-Za-z0-9_]{40,}",
@@ -128,8 +152,11 @@ var shapeRows = []shapeRow{
 	// Package registries.
 	{kind: "rubygems-api-key", keywords: []string{"rubygems_"}, shape: "[a-f0-9]{48}",
 		src: "https://guides.rubygems.org/api-key-scopes/"},
-	{kind: "nuget-api-key", keywords: []string{"oy2"}, shape: "[a-z0-9]{43}",
-		src: "https://learn.microsoft.com/en-us/nuget/nuget-org/scoped-api-keys"},
+	// NuGet.org keys are 46 characters of lower-case base32 ("oy2" is the
+	// base32 of the id's "v4" prefix), as the gallery's ApiKeyV4 makes and
+	// parses them.
+	{kind: "nuget-api-key", keywords: []string{"oy2"}, shape: "[a-z2-7]{43}",
+		src: "https://github.com/NuGet/NuGetGallery/blob/main/src/NuGetGallery.Services/Authentication/ApiKeyV4.cs"},
 	{kind: "clojars-token", keywords: []string{"CLOJARS_"}, shape: "[A-Za-z0-9]{60}",
 		src: "https://github.com/clojars/clojars-web/wiki/Deploy-Tokens"},
 	{kind: "docker-hub-token", keywords: []string{"dckr_pat_", "dckr_oat_"}, shape: "[A-Za-z0-9_-]{20,}",
@@ -143,13 +170,19 @@ var shapeRows = []shapeRow{
 	{kind: "vault-recovery-token", keywords: []string{"hvr."}, shape: "[A-Za-z0-9_-]{24,}",
 		src: "https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes"},
 	{kind: "terraform-cloud-token", keywords: []string{".atlasv1."}, shape: "[A-Za-z0-9_=-]{60,}", need: shAlnum,
-		src: "https://developer.hashicorp.com/terraform/cloud-docs/users-teams-organizations/api-tokens"},
+		src: "https://developer.hashicorp.com/terraform/cli/config/config-file#credentials"}, // its example token "xxxxxx.atlasv1.zzzzzzzzzzzzz"; the length is a lower bound
 	{kind: "pulumi-access-token", keywords: []string{"pul-"}, shape: "[a-f0-9]{40}",
 		src: "https://www.pulumi.com/docs/pulumi-cloud/access-management/access-tokens/"},
 	{kind: "doppler-token", keywords: []string{"dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."}, shape: "[A-Za-z0-9_.-]{40,}",
 		src: "https://docs.doppler.com/reference/auth-token-formats"},
 	{kind: "onepassword-service-account-token", keywords: []string{"ops_eyJ"}, shape: "[A-Za-z0-9+/=_-]{100,}",
 		src: "https://developer.1password.com/docs/service-accounts/"},
+	// 1Password account Secret Keys: "A3-", then 6, 11 (or 6 and 5), 5, 5
+	// and 5 characters (the white paper's "Secret Key" section).
+	{kind: "onepassword-secret-key", keywords: []string{"A3-"}, shape: "[A-Z0-9]{6}-[A-Z0-9]{11}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+		src: "https://1passwordstatic.com/files/security/1password-white-paper.pdf"},
+	{kind: "onepassword-secret-key", keywords: []string{"A3-"}, shape: "[A-Z0-9]{6}-[A-Z0-9]{6}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+		src: "https://support.1password.com/secret-key/"},
 	{kind: "tailscale-key", keywords: []string{"tskey-"}, shape: "[A-Za-z0-9-]{30,}",
 		src: "https://tailscale.com/kb/1277/key-prefixes"},
 	{kind: "age-secret-key", keywords: []string{"AGE-SECRET-KEY-1"}, shape: "[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
@@ -162,6 +195,10 @@ var shapeRows = []shapeRow{
 		src: "https://grafana.com/docs/grafana-cloud/account-management/authentication-and-permissions/access-policies/"},
 	{kind: "grafana-service-account-token", keywords: []string{"glsa_"}, shape: "[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
 		src: "https://grafana.com/docs/grafana/latest/administration/service-accounts/"},
+	// Grafana's legacy API keys: the base64 of {"k":"…","n":"…","id":…},
+	// so always "eyJrIjoi" (apikeygen.go); padded.
+	{kind: "grafana-api-key", keywords: []string{"eyJrIjoi"}, shape: "[A-Za-z0-9+/=]{40,}",
+		src: "https://github.com/grafana/grafana/blob/main/pkg/components/apikeygen/apikeygen.go"},
 	{kind: "sentry-org-token", keywords: []string{"sntrys_"}, shape: "[A-Za-z0-9+/=_]{60,}",
 		src: "https://docs.sentry.io/account/auth-tokens/"},
 	{kind: "sentry-user-token", keywords: []string{"sntryu_"}, shape: "[a-f0-9]{64}",
@@ -202,9 +239,25 @@ var shapeRows = []shapeRow{
 	// Clouds.
 	{kind: "google-oauth-access-token", keywords: []string{"ya29."}, shape: "[A-Za-z0-9_-]{20,}",
 		src: "https://developers.google.com/identity/protocols/oauth2#size"},
+	// Microsoft documents the pattern in its credential-scanning type for
+	// Entra client secrets (3 characters, a digit, "Q~", 31 to 34 more);
+	// the Entra page itself gives none.
 	{kind: "azure-ad-client-secret", keywords: []string{"0Q~", "1Q~", "2Q~", "3Q~", "4Q~", "5Q~", "6Q~", "7Q~", "8Q~", "9Q~"},
 		shape: "[A-Za-z0-9_.~-]{31,34}", need: "A-Za-z0-9_.~-",
-		src: "https://learn.microsoft.com/en-us/entra/identity-platform/how-to-add-credentials"},
+		src: "https://learn.microsoft.com/en-us/purview/sit-defn-azure-ad-client-secret"},
+	// Amazon Bedrock API keys: long-term "ABSK" and the base64 of
+	// "BedrockAPIKey-…"; short-term "bedrock-api-key-" and the base64 of a
+	// presigned "bedrock.amazonaws.com/?Action=CallWithBearerToken…" URL.
+	{kind: "aws-bedrock-api-key", keywords: []string{"ABSK"}, shape: "[A-Za-z0-9+/=]{100,}",
+		src: "https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-how.html"},
+	{kind: "aws-bedrock-api-key", keywords: []string{"bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"}, shape: "[A-Za-z0-9+/=]{40,}",
+		src: "https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-how.html"},
+	// Adobe Developer Console client secrets: "p8e-" and 32 base64url
+	// characters (secrets the console issued, as published by mistake, hold
+	// "-" and "_": the rule sets' [a-z0-9]{32} misses those). Adobe's page
+	// describes the credential, not its form.
+	{kind: "adobe-client-secret", keywords: []string{"p8e-"}, shape: "[A-Za-z0-9_-]{32}",
+		src: "https://developer.adobe.com/developer-console/docs/guides/authentication/ServerToServerAuthentication/implementation"},
 	{kind: "alibaba-access-key-id", keywords: []string{"LTAI"}, shape: "[A-Za-z0-9]{12,20}",
 		src: "https://www.alibabacloud.com/help/en/ram/user-guide/create-an-accesskey-pair"},
 	{kind: "tencent-secret-id", keywords: []string{"AKID"}, shape: "[A-Za-z0-9]{32}",
@@ -215,8 +268,6 @@ var shapeRows = []shapeRow{
 		src: "https://yandex.cloud/en/docs/iam/concepts/authorization/api-key"},
 
 	// AI providers.
-	{kind: "openai-api-key", keywords: []string{"sk-"}, shape: "[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",
-		src: "https://platform.openai.com/docs/api-reference/authentication"},
 	{kind: "openrouter-api-key", keywords: []string{"sk-or-v1-"}, shape: "[a-f0-9]{64}",
 		src: "https://openrouter.ai/docs/api-reference/authentication"},
 	{kind: "huggingface-org-token", keywords: []string{"api_org_"}, shape: "[A-Za-z]{34}",
@@ -249,11 +300,11 @@ var shapeRows = []shapeRow{
 		src: "https://shopify.dev/changelog/app-secret-key-length-has-increased"},
 	{kind: "square-access-token", keywords: []string{"EAAA"}, shape: "[A-Za-z0-9_-]{60}",
 		src: "https://developer.squareup.com/docs/build-basics/access-tokens"},
-	{kind: "square-access-token", keywords: []string{"sq0atp-"}, shape: "[A-Za-z0-9_-]{22}",
+	{kind: "square-access-token", keywords: []string{"sq0atp-", "sq0atb-"}, shape: "[A-Za-z0-9_-]{22}",
 		src: "https://developer.squareup.com/docs/build-basics/access-tokens"},
 	{kind: "square-application-secret", keywords: []string{"sq0csp-"}, shape: "[A-Za-z0-9_-]{43}",
 		src: "https://developer.squareup.com/docs/build-basics/access-tokens"},
-	{kind: "braintree-access-token", keywords: []string{"$production$"}, shape: "[a-z0-9]{16}$[a-f0-9]{32}", need: "a-z",
+	{kind: "braintree-access-token", keywords: []string{"$production$", "$sandbox$"}, shape: "[a-z0-9]{16}$[a-f0-9]{32}", need: "a-z",
 		src: "https://developer.paypal.com/braintree/docs/guides/authorization/access-token"},
 	{kind: "shippo-live-token", keywords: []string{"shippo_live_"}, shape: "[a-f0-9]{40}",
 		src: "https://docs.goshippo.com/docs/guides_general/authentication/"},
@@ -265,6 +316,25 @@ var shapeRows = []shapeRow{
 		src: "https://developer.flutterwave.com/docs/authentication"},
 	{kind: "lob-live-key", keywords: []string{"live_"}, shape: "[a-f0-9]{35}",
 		src: "https://docs.lob.com/#section/Authentication"},
+
+	// Test-mode secret keys: they reach the account's test data (and its
+	// settings, webhooks and team), so they are masked like live ones;
+	// publishable keys (pk_test_, FLWPUBK_TEST-, Lob's test_pub_) are not.
+	{kind: "stripe-test-secret-key", keywords: []string{"sk_test_", "rk_test_"}, shape: "[A-Za-z0-9]{20,}",
+		src: "https://docs.stripe.com/keys#obtain-api-keys"},
+	{kind: "shippo-test-token", keywords: []string{"shippo_test_"}, shape: "[a-f0-9]{40}",
+		src: "https://docs.goshippo.com/docs/guides_general/authentication/"},
+	{kind: "duffel-test-token", keywords: []string{"duffel_test_"}, shape: "[A-Za-z0-9_-]{43}",
+		src: "https://duffel.com/docs/api/overview/making-requests/authentication"},
+	{kind: "easypost-test-api-key", keywords: []string{"EZTK"}, shape: "[A-Za-z0-9]{54}",
+		src: "https://docs.easypost.com/docs/authentication"},
+	{kind: "flutterwave-test-secret-key", keywords: []string{"FLWSECK_TEST-"}, shape: "[A-Za-z0-9]{12,32}",
+		src: "https://developer.flutterwave.com/docs/authentication"},
+	{kind: "plaid-access-token", keywords: []string{"access-sandbox-", "access-development-", "access-production-"},
+		shape: "[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}",
+		src:   "https://plaid.com/docs/api/items/#itempublic_tokenexchange"},
+	{kind: "paddle-api-key", keywords: []string{"pdl_live_apikey_", "pdl_sdbx_apikey_"}, shape: "[A-Za-z0-9_]{40,}",
+		src: "https://developer.paddle.com/api-reference/about/api-keys"},
 
 	// Communication and SaaS.
 	{kind: "sendgrid-api-key", keywords: []string{"SG."}, shape: "[A-Za-z0-9_-]{22}.[A-Za-z0-9_-]{43}",
@@ -311,6 +381,41 @@ var shapeRows = []shapeRow{
 		src: "https://developer.frame.io/docs/getting-started/authentication"},
 	{kind: "readme-api-key", keywords: []string{"rdme_"}, shape: "[a-z0-9]{70}",
 		src: "https://docs.readme.com/main/reference/intro/authentication"},
+	// Airtable personal access tokens: "pat", a 14-character id, ".", and
+	// 64 hex digits.
+	{kind: "airtable-token", keywords: []string{"pat"}, shape: "[A-Za-z0-9]{14}.[a-f0-9]{64}",
+		src: "https://airtable.com/developers/web/guides/personal-access-tokens"},
+	// HubSpot private app access tokens: "pat-", the region, a UUID.
+	{kind: "hubspot-access-token", keywords: []string{"pat-na1-", "pat-na2-", "pat-eu1-", "pat-ap1-"},
+		shape: "[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}",
+		src:   "https://developers.hubspot.com/docs/api/private-apps"},
+	// SettleMint personal and application access tokens, as the SDK's
+	// schema tells them (no length given: 16, the shortest seen, is a lower
+	// bound), and service access tokens (sm_sat_) as the rule sets list
+	// them.
+	{kind: "settlemint-token", keywords: []string{"sm_pat_", "sm_aat_", "sm_sat_"}, shape: "[A-Za-z0-9]{16,}",
+		src: "https://github.com/settlemint/sdk/blob/main/sdk/utils/src/validation/access-token.schema.ts"},
+	// PostHog personal API keys (phx_); project keys (phc_) are public by
+	// design, written into every page that sends events, and stay.
+	{kind: "posthog-personal-api-key", keywords: []string{"phx_"}, shape: "[A-Za-z0-9]{30,}",
+		src: "https://posthog.com/docs/api#private-endpoint-authentication"},
+	// 42 Intra application secrets ("u-s4t2ud-…" is the public uid).
+	{kind: "intra42-client-secret", keywords: []string{"s-s4t2ud-", "s-s4t2af-"}, shape: "[a-f0-9]{64}",
+		src: "https://api.intra.42.fr/apidoc/guides/getting_started"},
+	// Authress service client access keys: client id, key id, ".acc_" or
+	// ".acc-", account id, private key. The span starts at ".acc": the ids
+	// before it are no secret (a span never starts before its keyword).
+	{kind: "authress-access-key", keywords: []string{".acc_", ".acc-"}, shape: "[A-Za-z0-9-]{10,32}.[A-Za-z0-9+/_=-]{30,120}", need: shAlnum,
+		src: "https://authress.io/knowledge-base/docs/authorization/service-clients/secrets-scanning/"},
+	// Facebook/Meta access tokens: "EAA" and 100 or more alphanumerics (the
+	// documentation's examples; a user token is some 200). Square's EAAA
+	// tokens are 64 bytes, far shorter.
+	{kind: "facebook-access-token", keywords: []string{"EAA"}, shape: "[A-Za-z0-9]{100,}",
+		src: "https://developers.facebook.com/docs/facebook-login/guides/access-tokens/"},
+	// A JWT encoded in base64 once more (a Kubernetes Secret's data, a
+	// config blob): "ZXlK" is the base64 of "eyJ".
+	{kind: "jwt-base64", keywords: []string{"ZXlK"}, shape: "[A-Za-z0-9+/=]{60,}",
+		src: "https://www.rfc-editor.org/rfc/rfc7519#section-3"},
 }
 
 // entry turns a row into a catalogue entry.
