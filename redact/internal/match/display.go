@@ -60,11 +60,11 @@ func EvalDisplay(d Detector, win int, w, pre []byte, kw int, final bool, sink Sp
 	v.sink = sink
 	defer func() { v.sink, v.w = nil, nil }()
 	pre = afterEscapes(pre)
-	// The view is built as far as the detector reads: first viewStep
+	// The view is built as far as the detector reads: first the keyword and viewStep
 	// bytes, then twice as many while it waits for more (Eval decides
 	// early only when more bytes cannot change its answer, so a decision
 	// on a prefix is the decision on the whole).
-	for lim := viewStep; ; lim *= 2 {
+	for lim := kw + viewStep; ; lim *= 2 {
 		done := v.extend(lim)
 		pending, from := d.Eval(v.b, pre, kw, v.final(), v)
 		if !pending || done {
@@ -73,7 +73,9 @@ func EvalDisplay(d Detector, win int, w, pre []byte, kw int, final bool, sink Sp
 	}
 }
 
-// viewStep is how many view bytes EvalDisplay shows a detector first.
+// viewStep is how many view bytes past its keyword EvalDisplay shows a
+// detector first (a keyword longer than that, such as Bedrock's
+// 44-byte "bedrock-api-key-YmVk…", is always shown whole).
 const viewStep = 32
 
 // view is a window w with its display escapes removed, in runs: the view
