@@ -38,22 +38,9 @@ func EscapeAt(w []byte, i int) (int, Lex) {
 	}
 	switch c := w[i+1]; {
 	case c == '[':
-		j := i + 2
-		for j < len(w) && j-i < EscMax && 0x30 <= w[j] && w[j] <= 0x3f {
-			j++
-		}
-		for j < len(w) && j-i < EscMax && 0x20 <= w[j] && w[j] <= 0x2f {
-			j++
-		}
-		switch {
-		case j-i >= EscMax:
-			return 0, No
-		case j == len(w):
-			return 0, More
-		case 0x40 <= w[j] && w[j] <= 0x7e:
-			return j + 1 - i, Yes
-		}
-		return 0, No
+		// Parameter bytes, intermediate bytes, a final byte (§5.4).
+		j := escRun(w, i, i+2, 0x30, 0x3f)
+		return escFinal(w, i, escRun(w, i, j, 0x20, 0x2f), 0x40)
 	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
 		for j := i + 2; j-i < EscStringMax; j++ {
 			if j == len(w) {
@@ -76,21 +63,34 @@ func EscapeAt(w []byte, i int) (int, Lex) {
 		}
 		return 0, No
 	case 0x20 <= c && c <= 0x2f:
-		j := i + 1
-		for j < len(w) && j-i < EscMax && 0x20 <= w[j] && w[j] <= 0x2f {
-			j++
-		}
-		switch {
-		case j-i >= EscMax:
-			return 0, No
-		case j == len(w):
-			return 0, More
-		case 0x30 <= w[j] && w[j] <= 0x7e:
-			return j + 1 - i, Yes
-		}
-		return 0, No
+		return escFinal(w, i, escRun(w, i, i+1, 0x20, 0x2f), 0x30)
 	case 0x30 <= c && c <= 0x7e:
 		return 2, Yes
+	}
+	return 0, No
+}
+
+// escRun returns the end of the run of bytes in [lo, hi] from w[j] on, in
+// the escape that starts at w[i], stopping at EscMax bytes of escape.
+func escRun(w []byte, i, j int, lo, hi byte) int {
+	for j < len(w) && j-i < EscMax && lo <= w[j] && w[j] <= hi {
+		j++
+	}
+	return j
+}
+
+// escFinal reads the final byte, at w[j], of the escape that starts at
+// w[i]: one of lo to 0x7e ends it (its length, Yes); the end of w may
+// still bring it (More); anything else, or EscMax bytes without it, is no
+// escape (No).
+func escFinal(w []byte, i, j int, lo byte) (int, Lex) {
+	switch {
+	case j-i >= EscMax:
+		return 0, No
+	case j == len(w):
+		return 0, More
+	case lo <= w[j] && w[j] <= 0x7e:
+		return j + 1 - i, Yes
 	}
 	return 0, No
 }
