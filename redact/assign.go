@@ -941,7 +941,7 @@ func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte
 		return false
 	}
 	s := shapeOf(v)
-	rnd := s.random() || hexToken(v) || dense(v)
+	rnd := s.random() || hexToken(v) || dense(v) || randomLetters(v) || randomNumber(v)
 	if !rnd && s.digit == 0 && s.other == 0 && containsFold(v, kw) {
 		return false
 	}

@@ -50,7 +50,7 @@ var notSecretKeyPrefix = map[string]bool{
 // is masked.
 func keyRandom(v []byte) bool {
 	if bytes.IndexAny(v, "/.:@") < 0 {
-		return shapeOf(v).random()
+		return shapeOf(v).random() || randomLetters(v) || randomNumber(v)
 	}
 	for len(v) > 0 {
 		k := bytes.IndexAny(v, "/.:@")
