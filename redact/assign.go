@@ -446,6 +446,7 @@ func (d *assignDet) noSeparator(w, pre []byte, i int, k *assignKey, c valueCtx, 
 		return d.lookValue(w, i, c, final, sink)
 	case d.lenient && k.blank && k.quote == 0 && w[i] == '\'':
 		// SQL: PASSWORD 'VALUE', IDENTIFIED BY 'VALUE'.
+		c.sql = true
 		return d.value(w, i, c, final, sink)
 	}
 	return false, 0
@@ -465,7 +466,8 @@ func (d *assignDet) separated(w []byte, i int, sep byte, k *assignKey, c valueCt
 		return false, 0 // an empty flag value: "--password= --next"
 	}
 	i = j
-	c.strong = sep == '=' && !k.blank && !afterBlank && k.quote == 0 && (k.env || k.p == '?' || k.p == '&' || k.p == ';' || k.dashes > 0)
+	c.tight = sep == '=' && !k.blank && !afterBlank && k.quote == 0
+	c.strong = c.tight && (k.env || k.p == '?' || k.p == '&' || k.p == ';' || k.dashes > 0)
 	c.prose = sep == ':' && afterBlank
 	c.query = k.p == '?' || k.p == '&' || !afterBlank && i >= 3 && w[i-3] == '%' // after ?, & or a %3D separator
 	switch w[i] {
@@ -564,6 +566,9 @@ type valueCtx struct {
 	prose  bool   // after ": ", a bare value followed by another word is prose
 	wordy  bool   // a lower-case word is no value ("the --password option")
 	query  bool   // in a URL query: "&" ends a bare value (see valueEnd)
+	tight  bool   // key=value with no blank or quote around the "=" (password=V), as shells, env files and URLs write it
+	sql    bool   // no separator: PASSWORD 'V', as often prose ("the password 'reset' flow", "pass 'yes' as the value")
+	arg    bool   // the bare value is followed by "," or ")": an argument of code (f(password=pw)), a name
 }
 
 // value reads the value at w[i] (quoted or bare) and masks it if it is a
@@ -616,6 +621,7 @@ func (d *assignDet) value(w []byte, i int, c valueCtx, final bool, sink match.Sp
 	}
 	whole := !cut && i < len(w) || final
 	if e := valueEnd(w[vs:i], c.query, whole && i-vs <= assignValueMax); vs+e < i {
+		c.arg = w[vs+e] == ',' || w[vs+e] == ')'
 		i, whole = vs+e, true
 	}
 	if i-vs > assignValueMax {
@@ -912,6 +918,9 @@ func (d *assignDet) secret(v []byte, quoted bool, c valueCtx) bool {
 	if !d.lenient && codeChain(v) {
 		return false // a status code chain: sts:5_rsn:0
 	}
+	if d.lenient && passwordWord(v, c.kw) && (quoted && !c.sql || !quoted && c.tight && !c.arg) {
+		return true // password=correcthorsebatterystaple, {"password": "hunter"}
+	}
 	return literalSecret(v, quoted, c.strong, d.lenient, d.minLen, c.kw)
 }
 
@@ -972,6 +981,19 @@ func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte
 		return len(v) >= 3 && (s.digit > 0 || symbol(v)) || rnd
 	}
 	return len(v) >= minLen && !s.allDigits() && rnd
+}
+
+// passwordWord reports whether v, a bare value given to a password-like
+// key whose keyword is kw in a tight assignment (password=V), is a
+// password made of letters (issue 27: password=correcthorsebatterystaple
+// was shown), as is a quoted one after a separator ({"password":
+// "hunter"}; with none it is as often prose: "the password 'reset' flow",
+// "pass 'yes' as the value"): 3 letters or more, no placeholder (password, passwd, None),
+// type name (str) or name that holds the keyword (userPassword). A value
+// with "_", "." or brackets is a name or a call of code (new_password,
+// args.password, getpass()) and is decided by literalSecret.
+func passwordWord(v, kw []byte) bool {
+	return len(v) >= 3 && letters(v) && !placeholder(v) && !typeWord(v) && !containsFold(v, kw)
 }
 
 // letters reports whether v is letters only (a word).
