@@ -934,10 +934,11 @@ func (d *assignDet) secret(v []byte, quoted bool, c valueCtx) bool {
 // that are code (a call, an index, a composite literal, a member chain like
 // self.password or os.environ) or a path.
 //
-// Then, for password-like keys (lenient): a quoted value that is not prose;
-// a bare value in a strong context (NAME=value in an environment, --flag
-// VALUE, a URL query, an XML element); else a bare value with a digit or a
-// symbol (hunter2, P@ss), or all digits and at least 6 of them, or random.
+// Then, for password-like keys (lenient): a quoted value that is not prose,
+// with a digit, a symbol or random (letters only: see passwordWord); a bare
+// value in a strong context (NAME=value in an environment, --flag VALUE, a
+// URL query, an XML element); else a bare value with a digit or a symbol
+// (hunter2, P@ss), or all digits and at least 6 of them, or random.
 // For the other keys (token, secret, api key...): at least minLen bytes, not
 // all digits, and random (see random; or hex, see hexToken; or of a random
 // token's entropy, see dense) unless the context is strong. A Jenkins
