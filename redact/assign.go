@@ -937,7 +937,7 @@ func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte
 	if bracedSecret(v) {
 		return true // Jenkins: <secret>{AQAAABAAAAAQ...}</secret>
 	}
-	if len(v) == 0 || placeholder(v) || typeWord(v) || bytes.Contains(v, []byte("://")) || bytes.HasPrefix(v, []byte("arn:")) || regex(v) {
+	if len(v) == 0 || placeholder(v) || typeWord(v) || choices(v) || bytes.Contains(v, []byte("://")) || bytes.HasPrefix(v, []byte("arn:")) || regex(v) {
 		return false
 	}
 	s := shapeOf(v)
@@ -1130,6 +1130,38 @@ func containsFold(v, kw []byte) bool {
 var typeWords = []string{"str", "string", "int", "integer", "bool", "boolean", "bytes", "byte", "number", "float", "double",
 	"text", "object", "any", "char", "list", "dict", "array", "optional", "unknown", "void", "buffer", "secretstr"}
 
+// algorithms are the values of settings about a password that name how it
+// is hashed or checked (password_encryption = scram-sha-256), no secret.
+var algorithms = map[string]bool{
+	"md4": true, "md5": true, "sha": true, "sha1": true, "sha-1": true, "sha224": true, "sha256": true, "sha-256": true,
+	"sha384": true, "sha512": true, "sha-512": true, "scram-sha-1": true, "scram-sha-256": true, "scram-sha-512": true,
+	"bcrypt": true, "scrypt": true, "argon2": true, "argon2i": true, "argon2d": true, "argon2id": true, "pbkdf2": true,
+	"pbkdf2_sha256": true, "pbkdf2-sha256": true, "pbkdf2_sha512": true, "yescrypt": true, "sha256crypt": true,
+	"sha512crypt": true, "md5crypt": true, "crypt": true, "des": true, "3des": true, "aes": true, "aes128": true,
+	"aes256": true, "aes-128": true, "aes-256": true, "blowfish": true, "ntlm": true, "plain": true, "plaintext": true,
+	"cleartext": true, "hmac-sha1": true, "hmac-sha256": true, "hmac-sha512": true, "hmac-md5": true,
+}
+
+// choices reports whether v is an algorithm name (see algorithms) or a list
+// of choices joined by "|" each a placeholder word or an algorithm
+// (true|false, md5|scram-sha-256): a setting's documented values.
+func choices(v []byte) bool {
+	if len(v) > 32 {
+		return false
+	}
+	for _, part := range bytes.Split(v, []byte("|")) {
+		var buf [32]byte
+		n := copy(buf[:], part)
+		for k := range n {
+			buf[k] = scan.Lower(buf[k])
+		}
+		if !algorithms[string(buf[:n])] && !(bytes.IndexByte(v, '|') > 0 && len(part) > 0 && placeholder(part)) {
+			return false
+		}
+	}
+	return true
+}
+
 func typeWord(v []byte) bool {
 	for _, t := range typeWords {
 		if len(v) == len(t) && bytes.EqualFold(v, []byte(t)) {
@@ -1263,6 +1295,11 @@ func placeholder(v []byte) bool {
 	}
 	if v[0] == '<' && v[len(v)-1] == '>' || v[0] == '{' && v[len(v)-1] == '}' || bytes.HasPrefix(v, []byte("[REDACTED")) {
 		return true
+	}
+	for _, lt := range []string{"&lt;", "&#x3c;", "&#60;"} {
+		if len(v) > len(lt) && bytes.EqualFold(v[:len(lt)], []byte(lt)) {
+			return true // <string> escaped in HTML: passphrase: &#x3C;string> (Node.js API docs)
+		}
 	}
 	for _, t := range []string{"{{", "${", "#{", "{}", "[REDACTED", "***"} {
 		if bytes.Contains(v, []byte(t)) {
