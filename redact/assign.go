@@ -161,11 +161,21 @@ var nonSecretWords = map[string]bool{
 	"provider": true, "manager": true, "service": true, "store": true, "sock": true, "socket": true,
 	"changed": true, "updated": true, "created": true, "time": true, "date": true, "timestamp": true, "last": true, "at": true, "env": true, "var": true,
 	"method": true, "methods": true, "class": true, "prefix": true, "suffix": true, "id_": true,
+	// How a password is stored or checked: password_encryption, jmxremote.password.toHashes.
+	"encryption": true, "hashes": true, "hashing": true, "algorithms": true, "algo": true, "cipher": true,
+	"ciphers": true, "strength": true, "complexity": true, "authentication": true,
 	// States and events: TokenExpired, auth_failures, PasswordMismatch (issue 27).
 	"fail": true, "failed": true, "failure": true, "failures": true, "fails": true, "error": true, "errors": true,
 	"err": true, "expired": true, "invalid": true, "missing": true, "mismatch": true, "denied": true,
 	"success": true, "succeeded": true, "ok": true, "found": true, "status": true, "state": true, "reason": true,
 	"result": true, "attempts": true, "retries": true, "verified": true, "valid": true, "revoked": true,
+}
+
+// dottedConfigWords end dotted property names that name a configuration,
+// not a credential: java.security.auth.login.config (AUTH_CONFIG, with no
+// dot, is Docker's credentials).
+var dottedConfigWords = map[string]bool{
+	"config": true, "conf": true, "configuration": true, "properties": true, "module": true, "modules": true,
 }
 
 // nonSecretPrefix are words that, right before "token" or "secret", name
@@ -377,6 +387,9 @@ func (d *assignDet) nameEnd(w []byte, kw int) (int, scan.Lex) {
 	}
 	if j > kw && (lastWordIn(nonSecretWords, w[:j]) || extension(w[kw:j])) {
 		return 0, scan.No // token_url, PASSWORD_MIN_LENGTH, secretName, pwd.py
+	}
+	if j > kw && bytes.IndexByte(w[kw:j], '.') >= 0 && lastWordIn(dottedConfigWords, w[:j]) {
+		return 0, scan.No // -Djava.security.auth.login.config=FILE
 	}
 	return j, scan.Yes
 }

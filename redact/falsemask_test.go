@@ -46,3 +46,43 @@ func TestFalseMasks(t *testing.T) {
 		}
 	}
 }
+
+// TestFalseMaskNames: names about how a password is kept, and dotted
+// configuration properties, are no keys; the keys beside them still are.
+func TestFalseMaskNames(t *testing.T) {
+	p := mustPolicy(t, Options{})
+	cases := []struct{ in, want string }{
+		{"password_encryption = Zq8v3LmN0pXr\n", "password_encryption = Zq8v3LmN0pXr\n"},
+		{"jmxremote.password.toHashes = Zq8v3LmN0pXr\n", "jmxremote.password.toHashes = Zq8v3LmN0pXr\n"},
+		{"-Dcom.example.auth.config=/etc/x.conf -Dsecret.conf=a\n", "-Dcom.example.auth.config=/etc/x.conf -Dsecret.conf=a\n"},
+		{"DOCKER_AUTH_CONFIG=Zq8v3LmN0pXr7TsW2yBd9KcF\n", "DOCKER_AUTH_CONFIG=[REDACTED:auth]\n"},
+		{"-Djavax.net.ssl.keyStorePassword=Zq8v3LmN0pXr\n", "-Djavax.net.ssl.keyStorePassword=[REDACTED:password]\n"},
+		{"db.password=Zq8v3LmN0pXr\n", "db.password=[REDACTED:password]\n"},
+	}
+	for _, c := range cases {
+		if got := checkAllWays(t, p, c.in, ""); got != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestFalseMaskCommandLines: command lines quoted in Go strings and markdown
+// (git log -p of tests and docs): escaped quotes and line ends, code spans.
+func TestFalseMaskCommandLines(t *testing.T) {
+	p := mustPolicy(t, Options{})
+	cases := []struct{ in, want string }{
+		{`	"usage: sqlcmd -U login_id -P password\n",` + "\n" + `	"args:\n  - --password\n  - --stdin2\n",` + "\n", `	"usage: sqlcmd -U login_id -P password\n",` + "\n" + `	"args:\n  - --password\n  - --stdin2\n",` + "\n"},
+		{`	"mysql -p\"$PW2\" db\n",` + "\n", `	"mysql -p\"$PW2\" db\n",` + "\n"},
+		{`	"htpasswd -b \"$FILE\" \"$USER\" \"$PASS2\"\n",` + "\n", `	"htpasswd -b \"$FILE\" \"$USER\" \"$PASS2\"\n",` + "\n"},
+		{`	"vault login \"s.Zq8v3LmN0pXr7TsW\"\n",` + "\n", `	"vault login \"[REDACTED:cli-password]\"\n",` + "\n"},
+		{`	"sqlcmd -U sa -P Zq8v3LmN0pXr\n",` + "\n", `	"sqlcmd -U sa -P [REDACTED:cli-password]\n",` + "\n"},
+		{"`sshpass -p Hq2Lz9Wx7Vr3Kt`, `mysql -pTq7zWm2xLp9R`.\n", "`sshpass -p [REDACTED:cli-password]`, `mysql -p[REDACTED:cli-password]`.\n"},
+		{"smbclient -U DOMAIN\\nick%Rk8Vq2Lz7W //s/x\n", "smbclient -U DOMAIN\\nick%[REDACTED:cli-password] //s/x\n"},
+		{"mysql -pab`cd`1x db\n", "mysql -p[REDACTED:cli-password] db\n"},
+	}
+	for _, c := range cases {
+		if got := checkAllWays(t, p, c.in, ""); got != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
