@@ -747,6 +747,12 @@ func newQuoteSet(q byte) *scan.ByteSet { return quoteSets[q] }
 
 // xmlElement reads <key>VALUE</...key> from w[i], just after the ">".
 func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink match.SpanSink) (bool, int) {
+	switch scan.HasAt(w, i, "<![CDATA[", false) {
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.Yes:
+		return d.cdata(w, i+len("<![CDATA["), name, final, sink)
+	}
 	vs := i
 	for i < len(w) && w[i] != '<' && w[i] != '\n' && i-vs <= assignValueMax {
 		i++
@@ -768,6 +774,53 @@ func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink ma
 		if k := bytes.IndexByte(w[i:], '>'); k < 0 {
 			return true, vs
 		}
+	}
+	if scan.HasAt(w, i, "</", false) != scan.Yes {
+		return false, 0
+	}
+	k := bytes.IndexByte(w[i:min(len(w), e)], '>')
+	if k < 0 {
+		return false, 0
+	}
+	tag := w[i+2 : i+k]
+	if len(tag) < len(name) || !bytes.EqualFold(tag[len(tag)-len(name):], name) {
+		return false, 0
+	}
+	if d.secret(w[vs:ve], true, valueCtx{kw: name, strong: true}) {
+		sink.Add(vs, ve, d.kind, match.Extender{})
+	}
+	return false, 0
+}
+
+// cdata reads an element's text in a CDATA section that starts at w[vs]
+// (<password><![CDATA[V]]></password>): V, up to "]]>", is the value, on
+// its line; the closing tag must follow.
+func (d *assignDet) cdata(w []byte, vs int, name []byte, final bool, sink match.SpanSink) (bool, int) {
+	i := vs
+	for i < len(w) && w[i] != '\n' && i-vs <= assignValueMax {
+		if w[i] == ']' && scan.HasAt(w, i, "]]>", false) != scan.No {
+			break
+		}
+		i++
+	}
+	if i-vs > assignValueMax {
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setXMLText, Max: extendMax})
+		return false, 0
+	}
+	if i == len(w) || len(w)-i < 3 {
+		if final {
+			return false, 0
+		}
+		return true, vs
+	}
+	if w[i] == '\n' {
+		return false, 0
+	}
+	ve := i
+	i += len("]]>")
+	e := i + 2 + assignNameMax + len(name) + 1
+	if len(w) < e && !final && bytes.IndexByte(w[i:], '>') < 0 {
+		return true, vs
 	}
 	if scan.HasAt(w, i, "</", false) != scan.Yes {
 		return false, 0

@@ -86,3 +86,21 @@ func TestFalseMaskCommandLines(t *testing.T) {
 		}
 	}
 }
+
+// TestCDATA: an element's text in a CDATA section is the value; the section's
+// brackets and the tags stay.
+func TestCDATA(t *testing.T) {
+	p := mustPolicy(t, Options{})
+	cases := []struct{ in, want string }{
+		{"<password><![CDATA[Hx7kP2qLm9]]></password>\n", "<password><![CDATA[[REDACTED:password]]]></password>\n"},
+		{"  <db.Password><![CDATA[p@ss<w]rd>]]></db.Password>\n", "  <db.Password><![CDATA[[REDACTED:password]]]></db.Password>\n"},
+		{"<apiToken><![CDATA[Zq8v3LmN0pXr7TsW2yBd]]></apiToken> next\n", "<apiToken><![CDATA[[REDACTED:token]]]></apiToken> next\n"},
+		{"<password><![CDATA[${DB_PASS}]]></password>\n", "<password><![CDATA[${DB_PASS}]]></password>\n"},
+		{"<password><![CDATA[Hx7kP2qLm9]]></other>\n", "<password><![CDATA[Hx7kP2qLm9]]></other>\n"},
+	}
+	for _, c := range cases {
+		if got := checkAllWays(t, p, c.in, ""); got != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
