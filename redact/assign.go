@@ -161,11 +161,21 @@ var nonSecretWords = map[string]bool{
 	"provider": true, "manager": true, "service": true, "store": true, "sock": true, "socket": true,
 	"changed": true, "updated": true, "created": true, "time": true, "date": true, "timestamp": true, "last": true, "at": true, "env": true, "var": true,
 	"method": true, "methods": true, "class": true, "prefix": true, "suffix": true, "id_": true,
+	// How a password is stored or checked: password_encryption, jmxremote.password.toHashes.
+	"encryption": true, "hashes": true, "hashing": true, "algorithms": true, "algo": true, "cipher": true,
+	"ciphers": true, "strength": true, "complexity": true, "authentication": true,
 	// States and events: TokenExpired, auth_failures, PasswordMismatch (issue 27).
 	"fail": true, "failed": true, "failure": true, "failures": true, "fails": true, "error": true, "errors": true,
 	"err": true, "expired": true, "invalid": true, "missing": true, "mismatch": true, "denied": true,
 	"success": true, "succeeded": true, "ok": true, "found": true, "status": true, "state": true, "reason": true,
 	"result": true, "attempts": true, "retries": true, "verified": true, "valid": true, "revoked": true,
+}
+
+// dottedConfigWords end dotted property names that name a configuration,
+// not a credential: java.security.auth.login.config (AUTH_CONFIG, with no
+// dot, is Docker's credentials).
+var dottedConfigWords = map[string]bool{
+	"config": true, "conf": true, "configuration": true, "properties": true, "module": true, "modules": true,
 }
 
 // nonSecretPrefix are words that, right before "token" or "secret", name
@@ -377,6 +387,9 @@ func (d *assignDet) nameEnd(w []byte, kw int) (int, scan.Lex) {
 	}
 	if j > kw && (lastWordIn(nonSecretWords, w[:j]) || extension(w[kw:j])) {
 		return 0, scan.No // token_url, PASSWORD_MIN_LENGTH, secretName, pwd.py
+	}
+	if j > kw && bytes.IndexByte(w[kw:j], '.') >= 0 && lastWordIn(dottedConfigWords, w[:j]) {
+		return 0, scan.No // -Djava.security.auth.login.config=FILE
 	}
 	return j, scan.Yes
 }
@@ -740,6 +753,12 @@ func newQuoteSet(q byte) *scan.ByteSet { return quoteSets[q] }
 
 // xmlElement reads <key>VALUE</...key> from w[i], just after the ">".
 func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink match.SpanSink) (bool, int) {
+	switch scan.HasAt(w, i, "<![CDATA[", false) {
+	case scan.More:
+		return scan.Wait(final, i)
+	case scan.Yes:
+		return d.cdata(w, i+len("<![CDATA["), name, final, sink)
+	}
 	vs := i
 	for i < len(w) && w[i] != '<' && w[i] != '\n' && i-vs <= assignValueMax {
 		i++
@@ -761,6 +780,53 @@ func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink ma
 		if k := bytes.IndexByte(w[i:], '>'); k < 0 {
 			return true, vs
 		}
+	}
+	if scan.HasAt(w, i, "</", false) != scan.Yes {
+		return false, 0
+	}
+	k := bytes.IndexByte(w[i:min(len(w), e)], '>')
+	if k < 0 {
+		return false, 0
+	}
+	tag := w[i+2 : i+k]
+	if len(tag) < len(name) || !bytes.EqualFold(tag[len(tag)-len(name):], name) {
+		return false, 0
+	}
+	if d.secret(w[vs:ve], true, valueCtx{kw: name, strong: true}) {
+		sink.Add(vs, ve, d.kind, match.Extender{})
+	}
+	return false, 0
+}
+
+// cdata reads an element's text in a CDATA section that starts at w[vs]
+// (<password><![CDATA[V]]></password>): V, up to "]]>", is the value, on
+// its line; the closing tag must follow.
+func (d *assignDet) cdata(w []byte, vs int, name []byte, final bool, sink match.SpanSink) (bool, int) {
+	i := vs
+	for i < len(w) && w[i] != '\n' && i-vs <= assignValueMax {
+		if w[i] == ']' && scan.HasAt(w, i, "]]>", false) != scan.No {
+			break
+		}
+		i++
+	}
+	if i-vs > assignValueMax {
+		sink.Add(vs, i, d.kind, match.Extender{Mode: match.ExtSet, Set: setXMLText, Max: extendMax})
+		return false, 0
+	}
+	if i == len(w) || len(w)-i < 3 {
+		if final {
+			return false, 0
+		}
+		return true, vs
+	}
+	if w[i] == '\n' {
+		return false, 0
+	}
+	ve := i
+	i += len("]]>")
+	e := i + 2 + assignNameMax + len(name) + 1
+	if len(w) < e && !final && bytes.IndexByte(w[i:], '>') < 0 {
+		return true, vs
 	}
 	if scan.HasAt(w, i, "</", false) != scan.Yes {
 		return false, 0
@@ -947,7 +1013,7 @@ func literalSecret(v []byte, quoted, strong, lenient bool, minLen int, kw []byte
 	if bracedSecret(v) {
 		return true // Jenkins: <secret>{AQAAABAAAAAQ...}</secret>
 	}
-	if len(v) == 0 || placeholder(v) || typeWord(v) || bytes.Contains(v, []byte("://")) || bytes.HasPrefix(v, []byte("arn:")) || regex(v) {
+	if len(v) == 0 || placeholder(v) || typeWord(v) || choices(v) || bytes.Contains(v, []byte("://")) || bytes.HasPrefix(v, []byte("arn:")) || regex(v) {
 		return false
 	}
 	s := shapeOf(v)
@@ -1153,6 +1219,38 @@ func containsFold(v, kw []byte) bool {
 var typeWords = []string{"str", "string", "int", "integer", "bool", "boolean", "bytes", "byte", "number", "float", "double",
 	"text", "object", "any", "char", "list", "dict", "array", "optional", "unknown", "void", "buffer", "secretstr"}
 
+// algorithms are the values of settings about a password that name how it
+// is hashed or checked (password_encryption = scram-sha-256), no secret.
+var algorithms = map[string]bool{
+	"md4": true, "md5": true, "sha": true, "sha1": true, "sha-1": true, "sha224": true, "sha256": true, "sha-256": true,
+	"sha384": true, "sha512": true, "sha-512": true, "scram-sha-1": true, "scram-sha-256": true, "scram-sha-512": true,
+	"bcrypt": true, "scrypt": true, "argon2": true, "argon2i": true, "argon2d": true, "argon2id": true, "pbkdf2": true,
+	"pbkdf2_sha256": true, "pbkdf2-sha256": true, "pbkdf2_sha512": true, "yescrypt": true, "sha256crypt": true,
+	"sha512crypt": true, "md5crypt": true, "crypt": true, "des": true, "3des": true, "aes": true, "aes128": true,
+	"aes256": true, "aes-128": true, "aes-256": true, "blowfish": true, "ntlm": true, "plain": true, "plaintext": true,
+	"cleartext": true, "hmac-sha1": true, "hmac-sha256": true, "hmac-sha512": true, "hmac-md5": true,
+}
+
+// choices reports whether v is an algorithm name (see algorithms) or a list
+// of choices joined by "|" each a placeholder word or an algorithm
+// (true|false, md5|scram-sha-256): a setting's documented values.
+func choices(v []byte) bool {
+	if len(v) > 32 {
+		return false
+	}
+	for _, part := range bytes.Split(v, []byte("|")) {
+		var buf [32]byte
+		n := copy(buf[:], part)
+		for k := range n {
+			buf[k] = scan.Lower(buf[k])
+		}
+		if !algorithms[string(buf[:n])] && !(bytes.IndexByte(v, '|') > 0 && len(part) > 0 && placeholder(part)) {
+			return false
+		}
+	}
+	return true
+}
+
 func typeWord(v []byte) bool {
 	for _, t := range typeWords {
 		if len(v) == len(t) && bytes.EqualFold(v, []byte(t)) {
@@ -1286,6 +1384,11 @@ func placeholder(v []byte) bool {
 	}
 	if v[0] == '<' && v[len(v)-1] == '>' || v[0] == '{' && v[len(v)-1] == '}' || bytes.HasPrefix(v, []byte("[REDACTED")) {
 		return true
+	}
+	for _, lt := range []string{"&lt;", "&#x3c;", "&#60;"} {
+		if len(v) > len(lt) && bytes.EqualFold(v[:len(lt)], []byte(lt)) {
+			return true // <string> escaped in HTML: passphrase: &#x3C;string> (Node.js API docs)
+		}
 	}
 	for _, t := range []string{"{{", "${", "#{", "{}", "[REDACTED", "***"} {
 		if bytes.Contains(v, []byte(t)) {

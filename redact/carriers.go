@@ -259,8 +259,10 @@ func (d *cliDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (b
 		}
 	}
 	if cmd.pos != nil {
-		if vs, ve := cmd.pos(w, words); vs >= 0 && cliValue(w[vs:ve]) {
-			sink.Add(vs, ve, d.kind, match.Extender{})
+		if vs, ve := cmd.pos(w, words); vs >= 0 {
+			if vs, ve = cliSpan(w, vs, ve); cliValue(w[vs:ve]) {
+				sink.Add(vs, ve, d.kind, match.Extender{})
+			}
 		}
 	}
 	for k, wd := range words {
@@ -294,6 +296,7 @@ func (d *cliDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (b
 			if bytes.HasPrefix(w[vs:ve], []byte("pass:")) {
 				vs += len("pass:") // openssl -passin pass:VALUE
 			}
+			vs, ve = cliSpan(w, vs, ve)
 			if cliValue(w[vs:ve]) {
 				sink.Add(vs, ve, d.kind, match.Extender{})
 			}

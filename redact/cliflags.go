@@ -68,6 +68,32 @@ func cliValue(v []byte) bool {
 		!bytes.HasPrefix(v, []byte("env:")) && !bytes.HasPrefix(v, []byte("file:")) && !path(v)
 }
 
+// cliSpan narrows w[vs:ve], the word given as a password, to the value it
+// holds when the command line is quoted in a string (Go, JSON, markdown):
+// an escaped quote opens and closes it (vault login \"$VAULT_TOKEN\"), an
+// escaped line end that only punctuation follows ends the line
+// ("sqlcmd -P password\n",), and a markdown code span's closing backtick
+// and the punctuation after it are not part of it (`curl -u user:X`,).
+func cliSpan(w []byte, vs, ve int) (int, int) {
+	if ve > vs && vs+1 < len(w) && w[vs] == '\\' && (w[vs+1] == '"' || w[vs+1] == '\'') {
+		// The word splitter stops at the quote: the value runs to the
+		// escaped quote that closes it, on this line.
+		q := w[vs+1]
+		vs += 2
+		ve = vs
+		for ve < len(w) && w[ve] != '\n' && !(w[ve] == '\\' && ve+1 < len(w) && w[ve+1] == q) {
+			ve++
+		}
+	}
+	for k := vs; k+1 < ve; k++ {
+		if w[k] == '\\' && (w[k+1] == 'n' || w[k+1] == 'r' || w[k+1] == 't') && !bytes.ContainsFunc(w[k+2:ve], func(r rune) bool { return r < 0x80 && setAlnum[byte(r)] }) {
+			ve = k
+			break
+		}
+	}
+	return vs, vs + trimValue(w[vs:ve])
+}
+
 // positional returns the arguments of words that are not options, in
 // order: an option ("-x", "--name", "--name=v") is skipped, and so is the
 // word after one of takesValue ("-C 10").

@@ -92,8 +92,9 @@ func valueEnd(tok []byte, query, whole bool) int {
 }
 
 // trimValue returns the length of v without the punctuation and closing
-// brackets that end the token rather than the value: "," ";" ":" ">" "/>" and
-// a ")" "]" "}" that no bracket of the value opened.
+// brackets that end the token rather than the value: "," ";" ":" ">" "/>",
+// a ")" "]" "}" or "`" that no bracket or backtick of the value opened, and
+// a "." "!" "?" after one of those.
 func trimValue(v []byte) int {
 	e := len(v)
 	for e > 0 {
@@ -110,6 +111,20 @@ func trimValue(v []byte) int {
 			}
 			e--
 			continue
+		case '`':
+			if bytes.Count(v[:e-1], []byte("`"))%2 == 1 {
+				return e
+			}
+			e-- // a markdown code span closes: `curl -u user:X`,
+			continue
+		case '.', '!', '?':
+			// A full stop after a closing bracket or backtick the value did
+			// not open: (GnuPG key: X). ends the sentence, not the value.
+			if e >= 2 && (v[e-2] == ')' || v[e-2] == ']' || v[e-2] == '}') && !opened(v[:e-2], v[e-2]) ||
+				e >= 2 && v[e-2] == '`' && bytes.Count(v[:e-2], []byte("`"))%2 == 0 {
+				e--
+				continue
+			}
 		}
 		return e
 	}
