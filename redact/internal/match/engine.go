@@ -579,27 +579,34 @@ func sameOpen(spans []span, sp *span) int {
 
 // release writes out everything before the frontier f that is final.
 func (s *stream) release(f int64) {
+	// The runs take spans from the front of the slice; what is left goes
+	// back to the start of its array, whose room the next spans reuse.
+	arr := s.spans[:0]
+	defer func() { s.spans = append(arr, s.spans...) }()
 	for s.err == nil {
 		if s.inRun {
-			open := false
-			kept := s.spans[:0]
-			for _, sp := range s.spans {
-				if sp.s <= s.runEnd {
-					s.runEnd = max(s.runEnd, sp.e)
-					if sp.ext.Mode != ExtNone {
-						open = true
-						kept = append(kept, sp)
-					}
-					continue
+			// The spans are in order of their starts and runEnd only grows
+			// with the ones the run takes, so those are a prefix; the open
+			// ones among them stay, just before the rest. Only the prefix
+			// is touched (a whole read held by Stage may hold thousands of
+			// spans: filtering all of them per run was quadratic).
+			open := 0
+			i := 0
+			for ; i < len(s.spans) && s.spans[i].s <= s.runEnd; i++ {
+				sp := s.spans[i]
+				s.runEnd = max(s.runEnd, sp.e)
+				if sp.ext.Mode != ExtNone {
+					s.spans[open] = sp
+					open++
 				}
-				kept = append(kept, sp)
 			}
-			s.spans = kept
+			copy(s.spans[i-open:], s.spans[:open])
+			s.spans = s.spans[i-open:]
 			if end := min(max(s.rel, s.runEnd), s.pos); end > s.rel && s.obs != nil {
 				s.obs.Dropped(s.buf[s.rel-s.base : end-s.base])
 			}
 			s.rel = max(s.rel, s.runEnd)
-			if open || f <= s.runEnd {
+			if open > 0 || f <= s.runEnd {
 				return
 			}
 			s.inRun = false
