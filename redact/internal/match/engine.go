@@ -314,6 +314,8 @@ type stream struct {
 	litMasks []uint32              // room for the vector prefilter's verdicts on literals
 	remember func(v []byte) []byte // the part of a decided span's value to remember (nil: none); nil: none at all
 	obs      Observer              // told of each run written as a marker; nil: none
+	pend     []byte                // release's output while it is one piece (of buf or a marker)
+	joined   []byte                // release's output once it is more than one piece
 	eof      bool
 	err      error
 }
@@ -579,27 +581,37 @@ func sameOpen(spans []span, sp *span) int {
 
 // release writes out everything before the frontier f that is final.
 func (s *stream) release(f int64) {
+	// The runs take spans from the front of the slice; what is left goes
+	// back to the start of its array, whose room the next spans reuse.
+	arr := s.spans[:0]
+	defer func() {
+		s.spans = append(arr, s.spans...)
+		s.flushOut()
+	}()
 	for s.err == nil {
 		if s.inRun {
-			open := false
-			kept := s.spans[:0]
-			for _, sp := range s.spans {
-				if sp.s <= s.runEnd {
-					s.runEnd = max(s.runEnd, sp.e)
-					if sp.ext.Mode != ExtNone {
-						open = true
-						kept = append(kept, sp)
-					}
-					continue
+			// The spans are in order of their starts and runEnd only grows
+			// with the ones the run takes, so those are a prefix; the open
+			// ones among them stay, just before the rest. Only the prefix
+			// is touched (a whole read held by Stage may hold thousands of
+			// spans: filtering all of them per run was quadratic).
+			open := 0
+			i := 0
+			for ; i < len(s.spans) && s.spans[i].s <= s.runEnd; i++ {
+				sp := s.spans[i]
+				s.runEnd = max(s.runEnd, sp.e)
+				if sp.ext.Mode != ExtNone {
+					s.spans[open] = sp
+					open++
 				}
-				kept = append(kept, sp)
 			}
-			s.spans = kept
+			copy(s.spans[i-open:], s.spans[:open])
+			s.spans = s.spans[i-open:]
 			if end := min(max(s.rel, s.runEnd), s.pos); end > s.rel && s.obs != nil {
 				s.obs.Dropped(s.buf[s.rel-s.base : end-s.base])
 			}
 			s.rel = max(s.rel, s.runEnd)
-			if open || f <= s.runEnd {
+			if open > 0 || f <= s.runEnd {
 				return
 			}
 			s.inRun = false
@@ -629,7 +641,35 @@ func (s *stream) release(f int64) {
 	}
 }
 
+// out adds b to what release writes, in one Write when it ends (flushOut):
+// output full of markers, a piece of text and a marker in turn, made a
+// Write per piece, and a system call per piece behind --tee. b stays
+// valid until then (buf is compacted after release).
 func (s *stream) out(b []byte) {
+	if s.err != nil || len(b) == 0 {
+		return
+	}
+	switch {
+	case len(s.joined) > 0:
+		s.joined = append(s.joined, b...)
+	case s.pend == nil:
+		s.pend = b
+	default:
+		s.joined = append(append(s.joined, s.pend...), b...)
+		s.pend = nil
+	}
+}
+
+// flushOut writes what out gathered.
+func (s *stream) flushOut() {
+	b := s.pend
+	if len(s.joined) > 0 {
+		b = s.joined
+	}
+	s.pend, s.joined = nil, s.joined[:0]
+	if cap(s.joined) > 1<<20 {
+		s.joined = nil // kept for the next release, unless it was a large one
+	}
 	if s.err != nil || len(b) == 0 {
 		return
 	}
