@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Speed of output full of markers (breaker, issue 27's two-stream order):
@@ -22,11 +21,12 @@ func manySpans(rounds int) (out, errs []byte) {
 	return []byte(strings.Repeat(a, rounds)), []byte(strings.Repeat(b, rounds))
 }
 
-// TestManySpansLinear: a Stage of a whole read, and a Write, that hold
-// tens of thousands of markers take time in proportion to them. Each
-// case is bounded far above what the linear release takes (tens of
-// milliseconds) and far below what the quadratic one took (8 s).
-func TestManySpansLinear(t *testing.T) {
+// TestManySpans: a Stage of a whole read, and a Write, that hold tens of
+// thousands of markers mask every one of them. Their speed (the release
+// was quadratic in them: 52,500 markers took 6.5 to 10.9 s) is measured by
+// BenchmarkTwoStreamsManyMarkers, not asserted here: a timed test fails on
+// a busy machine.
+func TestManySpans(t *testing.T) {
 	p := mustPolicy(t, Options{})
 	out, errs := manySpans(150) // 630 KB and 570 KB: 52,500 markers
 	for _, c := range []struct {
@@ -54,13 +54,9 @@ func TestManySpansLinear(t *testing.T) {
 			mem := NewMemory()
 			var bo, be bytes.Buffer
 			wo, we := p.NewSharedWriter(&bo, mem), p.NewSharedWriter(&be, mem)
-			start := time.Now()
 			c.run(wo, we)
 			wo.Close()
 			we.Close()
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("%d markers took %v", wo.Replaced()+we.Replaced(), d)
-			}
 			if got := bo.String() + be.String(); strings.Contains(got, "Pq7Lm2Zx9") {
 				t.Errorf("value shown")
 			}
