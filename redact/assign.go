@@ -773,13 +773,17 @@ func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink ma
 	if i < len(w) && w[i] == '\n' {
 		return false, 0
 	}
-	ve := i
-	// The closing tag: "</", a name that ends with the key's, ">".
+	return d.closingTag(w, i, vs, i, name, final, sink)
+}
+
+// closingTag masks the element text w[vs:ve] when the closing tag of the
+// element named name ("</", a name that ends with the key's, ">") starts
+// at w[i] and the text is a secret; it waits (true, vs) while the tag may
+// still arrive.
+func (d *assignDet) closingTag(w []byte, i, vs, ve int, name []byte, final bool, sink match.SpanSink) (bool, int) {
 	e := i + 2 + assignNameMax + len(name) + 1
-	if len(w) < e && !final {
-		if k := bytes.IndexByte(w[i:], '>'); k < 0 {
-			return true, vs
-		}
+	if len(w) < e && !final && bytes.IndexByte(w[i:], '>') < 0 {
+		return true, vs
 	}
 	if scan.HasAt(w, i, "</", false) != scan.Yes {
 		return false, 0
@@ -822,27 +826,7 @@ func (d *assignDet) cdata(w []byte, vs int, name []byte, final bool, sink match.
 	if w[i] == '\n' {
 		return false, 0
 	}
-	ve := i
-	i += len("]]>")
-	e := i + 2 + assignNameMax + len(name) + 1
-	if len(w) < e && !final && bytes.IndexByte(w[i:], '>') < 0 {
-		return true, vs
-	}
-	if scan.HasAt(w, i, "</", false) != scan.Yes {
-		return false, 0
-	}
-	k := bytes.IndexByte(w[i:min(len(w), e)], '>')
-	if k < 0 {
-		return false, 0
-	}
-	tag := w[i+2 : i+k]
-	if len(tag) < len(name) || !bytes.EqualFold(tag[len(tag)-len(name):], name) {
-		return false, 0
-	}
-	if d.secret(w[vs:ve], true, valueCtx{kw: name, strong: true}) {
-		sink.Add(vs, ve, d.kind, match.Extender{})
-	}
-	return false, 0
+	return d.closingTag(w, i+len("]]>"), vs, i, name, final, sink)
 }
 
 // nextLine reads a value on the line after "key:" (YAML): "key:\n  VALUE",

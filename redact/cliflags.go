@@ -375,14 +375,7 @@ func (d *assignDet) listValue(w []byte, i int, c valueCtx, final bool, sink matc
 	case q.N == 0:
 		return false, 0
 	}
-	switch flagAt(w, i+q.N) {
-	case scan.More:
-		return scan.Wait(final, i)
-	case scan.Yes:
-		return false, 0
-	}
-	c.strong, c.wordy = true, true
-	return d.value(w, i, c, final, sink)
+	return d.itemValue(w, i, q, c, final, sink)
 }
 
 // yamlItem reports whether pre, the bytes before a flag, end a YAML list
@@ -426,6 +419,13 @@ func (d *assignDet) nextItem(w []byte, i int, c valueCtx, final bool, sink match
 	if st == scan.More {
 		return scan.Wait(final, i)
 	}
+	return d.itemValue(w, i, q, c, final, sink)
+}
+
+// itemValue reads the value of a flag at w[i] (after its opening quote q,
+// if any), on its own line or list item: a value unless it is itself a
+// flag.
+func (d *assignDet) itemValue(w []byte, i int, q scan.Quote, c valueCtx, final bool, sink match.SpanSink) (bool, int) {
 	switch flagAt(w, i+q.N) {
 	case scan.More:
 		return scan.Wait(final, i)
