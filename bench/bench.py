@@ -87,11 +87,13 @@ def gen_log(path, size):
 
 
 def timed(argv, sync=True):
-    """Wall time in seconds and peak RSS in KiB of one run of argv.
+    """Wall time in seconds, peak RSS in KiB and CPU time (user + system)
+    in seconds of one run of argv.
 
     The process is started with posix_spawn (no fork of this interpreter),
     stdin, stdout and stderr on /dev/null, and reaped with wait4: its rusage
-    holds the largest RSS of it and of the children it reaped. With sync,
+    holds the largest RSS of it and of the children it reaped, and the CPU
+    time of all of them. With sync,
     dirty pages of earlier runs are written back first, outside the time."""
     if sync:
         os.sync()
@@ -102,7 +104,7 @@ def timed(argv, sync=True):
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit("benchmark command failed (status %d): %s" % (os.waitstatus_to_exitcode(status), " ".join(argv)))
     rss = ru.ru_maxrss / 1024 if sys.platform == "darwin" else ru.ru_maxrss  # bytes there, KiB on Linux
-    return dt, rss
+    return dt, rss, ru.ru_utime + ru.ru_stime
 
 
 def fresh_dir(name):
@@ -142,8 +144,9 @@ def capture_state(d):
     return None
 
 
-def med(xs):
-    return statistics.median(xs)
+def med(xs, i=None):
+    """The median of xs, or of the i-th item of each of them."""
+    return statistics.median(xs if i is None else [x[i] for x in xs])
 
 
 class Table:
@@ -215,17 +218,19 @@ def bench_startup(t):
     hello = build_hello()
     d = fresh_dir("startup")
     contenders = {
-        "capwrap": lambda: timed([CAPWRAP, "--dir", d, "--", "true"], sync=False)[0],
-        "hello": lambda: timed([hello], sync=False)[0],
-        "true": lambda: timed(["true"], sync=False)[0],
+        "capwrap": lambda: timed([CAPWRAP, "--dir", d, "--", "true"], sync=False),
+        "hello": lambda: timed([hello], sync=False),
+        "true": lambda: timed(["true"], sync=False),
     }
     rounds(5, contenders)  # warm-up: page cache, binaries mapped
     res = rounds(STARTUP_RUNS, contenders)
-    c, h, tr = med(res["capwrap"]), med(res["hello"]), med(res["true"])
+    c, h, tr = med(res["capwrap"], 0), med(res["hello"], 0), med(res["true"], 0)
     t.add("start-up: `capwrap -- true` vs Go hello-world (median of %d)" % STARTUP_RUNS,
           "%.2f ms" % (c * 1e3), "%.2f ms" % (h * 1e3), c / h, "<= 1.5 x", c / h <= 1.5)
     t.add("start-up above `true` (%.2f ms): capwrap vs hello-world" % (tr * 1e3),
           "%.2f ms" % ((c - tr) * 1e3), "%.2f ms" % ((h - tr) * 1e3), (c - tr) / (h - tr) if h > tr else None)
+    c, h = med(res["capwrap"], 2), med(res["hello"], 2)
+    t.add("start-up, CPU time (user + system, the command's included)", "%.2f ms" % (c * 1e3), "%.2f ms" % (h * 1e3), c / h if h else None)
 
 
 def redact_test_binary():
@@ -267,17 +272,18 @@ def bench_throughput(t, logf, skip):
         def run():
             remove(out)
             d = fresh_dir(name)
-            dt, r = timed([CAPWRAP, "--dir", d] + flags + ["--", "cat", logf])
+            dt, r, cpu = timed([CAPWRAP, "--dir", d] + flags + ["--", "cat", logf])
             rss.append(r)
             if name not in checked:  # the first run of each: did it keep what it should?
                 checked[name] = capture_state(d)
-            return dt
+            return dt, cpu
         return run
 
     def shell(cmd):
         def run():
             remove(out)
-            return timed(["sh", "-c", cmd])[0]
+            dt, _, cpu = timed(["sh", "-c", cmd])
+            return dt, cpu
         return run
 
     contenders = {
@@ -289,11 +295,13 @@ def bench_throughput(t, logf, skip):
     res = rounds(RUNS, contenders)
     if checked.get("cw") != "complete":
         sys.exit("capwrap did not keep the whole log (capture state %r)" % checked.get("cw"))
-    c, tee, cat, dflt = med(res["capwrap"]), med(res["tee"]), med(res["cat"]), med(res["default"])
+    c, tee, cat, dflt = (med(res[k], 0) for k in ("capwrap", "tee", "cat", "default"))
     mbps = lambda s: "%.0f MB/s" % (MB * 1.048576 / s)
     t.add("%d MiB log, all kept: `capwrap -- cat LOG` vs `cat LOG \\| tee FILE >/dev/null`" % MB,
           "%.3f s" % c, "%.3f s (%s)" % (tee, mbps(tee)), c / tee, "<= 0.9 x", c / tee <= 0.9)
     t.add("same, vs `cat LOG > FILE` (the floor: one copy)", "%.3f s" % c, "%.3f s (%s)" % (cat, mbps(cat)), c / cat, "<= 2.5 x", c / cat <= 2.5)
+    cc, ct = med(res["capwrap"], 1), med(res["tee"], 1)
+    t.add("same, CPU time (user + system, `cat` included) vs tee's", "%.3f s" % cc, "%.3f s" % ct, cc / ct if ct else None)
     t.add("%d MiB log, default limits (32 MiB kept, %s) vs tee" % (MB, checked.get("cwd")), "%.3f s" % dflt, "%.3f s" % tee, dflt / tee)
     peak = max(rss) / 1024
     t.add("peak RSS, %d MiB log (largest of the runs above)" % MB, "%.1f MiB" % peak, "", None, "< 32 MiB", peak < 32)
@@ -304,7 +312,7 @@ def bench_throughput(t, logf, skip):
         return
     d = fresh_dir("cw10")
     big = "for i in 1 2 3 4 5 6 7 8 9 10; do cat '%s'; done" % logf
-    dt, r = timed([CAPWRAP, "--dir", d] + ALL_KEPT + ["--", "sh", "-c", big])
+    dt, r, _ = timed([CAPWRAP, "--dir", d] + ALL_KEPT + ["--", "sh", "-c", big])
     if capture_state(d) != "complete":
         sys.exit("capwrap did not keep the whole 10 x log (capture state %r)" % capture_state(d))
     t.add("peak RSS, %d MiB (10 x log, all kept, %.1f s)" % (10 * MB, dt), "%.1f MiB" % (r / 1024), "", None, "< 32 MiB", r / 1024 < 32)
