@@ -32,6 +32,10 @@ Environment:
   BENCH_REDACT_TIME   -test.benchtime of each redactor round (default 1s)
   BENCH_REDACT_TEST   a prebuilt redact test binary (go test -c ./redact)
   BENCH_SRC           checkout to build that binary from (default this one)
+  BENCH_BASE          a second capwrap binary (say, main's), measured in the same
+                      rounds as CAPWRAP: its columns "base" are added
+  BENCH_BASE_REDACT_TEST, BENCH_BASE_SRC
+                      the base's redact test binary, or its checkout
   BENCH_SKIP          comma-separated phases to skip: startup, redact,
                       throughput, rss10, smallwrites
   BENCH_DIR           scratch directory (default a new one under /tmp,
@@ -48,6 +52,10 @@ REDACT_ROUNDS = int(os.environ.get("BENCH_REDACT_ROUNDS", "5"))
 REDACT_TIME = os.environ.get("BENCH_REDACT_TIME", "1s")
 REDACT_TEST = os.environ.get("BENCH_REDACT_TEST", "")
 SRC = os.path.abspath(os.environ.get("BENCH_SRC", ROOT))
+BASE = os.environ.get("BENCH_BASE", "")
+BASE_REDACT_TEST = os.environ.get("BENCH_BASE_REDACT_TEST", "")
+BASE_SRC = os.environ.get("BENCH_BASE_SRC", "")
+BUILDS = [("capwrap", CAPWRAP)] + ([("base", os.path.abspath(BASE))] if BASE else [])
 SKIP = set(filter(None, os.environ.get("BENCH_SKIP", "").split(",")))
 WORK = os.environ.get("BENCH_DIR") or tempfile.mkdtemp(prefix="capwrap-bench-")
 os.makedirs(WORK, exist_ok=True)
@@ -150,21 +158,30 @@ def med(xs, i=None):
 
 
 class Table:
-    def __init__(self):
+    """Rows of measures; each row has a cell (value, ratio to the reference,
+    target met) for capwrap and, with BENCH_BASE, for the base build."""
+
+    def __init__(self, builds):
+        self.builds = builds
         self.rows = []
 
-    def add(self, measure, capwrap, reference="", ratio=None, target="", met=None):
-        if ratio is None:
-            r = ""
-        else:
-            r = "%.2f x" % ratio
-        m = "" if met is None else ("yes" if met else "**no**")
-        self.rows.append((measure, capwrap, reference, r, target, m))
+    def add(self, measure, cells, reference="", target=""):
+        """cells maps a build's key to (text, ratio or None, met or None)."""
+        self.rows.append((measure, cells, reference, target))
 
     def markdown(self):
-        out = ["| measure | capwrap | reference | ratio | target | met? |", "|---|---|---|---|---|---|"]
-        for r in self.rows:
-            out.append("| %s |" % " | ".join(r))
+        head = "| measure | capwrap | reference | ratio | target | met? |"
+        if len(self.builds) > 1:
+            head += " base | base ratio | base met? |"
+        out = [head, "|---" * head.count(" | ") + "|---|"]
+        for measure, cells, reference, target in self.rows:
+            cols = [measure]
+            for i, (key, _) in enumerate(self.builds):
+                text, ratio, met = cells.get(key, ("", None, None))
+                r = "" if ratio is None else "%.2f x" % ratio
+                m = "" if met is None else ("yes" if met else "**no**")
+                cols += [text, reference, r, target, m] if i == 0 else [text, r, m]
+            out.append("| %s |" % " | ".join(cols))
         return "\n".join(out)
 
 
@@ -217,63 +234,85 @@ def build_hello():
 def bench_startup(t):
     hello = build_hello()
     d = fresh_dir("startup")
-    contenders = {
-        "capwrap": lambda: timed([CAPWRAP, "--dir", d, "--", "true"], sync=False),
-        "hello": lambda: timed([hello], sync=False),
-        "true": lambda: timed(["true"], sync=False),
-    }
+    contenders = {key: (lambda path=path: timed([path, "--dir", d, "--", "true"], sync=False)) for key, path in BUILDS}
+    contenders["hello"] = lambda: timed([hello], sync=False)
+    contenders["true"] = lambda: timed(["true"], sync=False)
     rounds(5, contenders)  # warm-up: page cache, binaries mapped
     res = rounds(STARTUP_RUNS, contenders)
-    c, h, tr = med(res["capwrap"], 0), med(res["hello"], 0), med(res["true"], 0)
-    t.add("start-up: `capwrap -- true` vs Go hello-world (median of %d)" % STARTUP_RUNS,
-          "%.2f ms" % (c * 1e3), "%.2f ms" % (h * 1e3), c / h, "<= 1.5 x", c / h <= 1.5)
-    t.add("start-up above `true` (%.2f ms): capwrap vs hello-world" % (tr * 1e3),
-          "%.2f ms" % ((c - tr) * 1e3), "%.2f ms" % ((h - tr) * 1e3), (c - tr) / (h - tr) if h > tr else None)
-    c, h = med(res["capwrap"], 2), med(res["hello"], 2)
-    t.add("start-up, CPU time (user + system, the command's included)", "%.2f ms" % (c * 1e3), "%.2f ms" % (h * 1e3), c / h if h else None)
+    h, tr = med(res["hello"], 0), med(res["true"], 0)
+    cells = {}
+    for key, _ in BUILDS:
+        c = med(res[key], 0)
+        cells[key] = ("%.2f ms" % (c * 1e3), c / h, c / h <= 1.5)
+    t.add("start-up: `capwrap -- true` vs Go hello-world (median of %d)" % STARTUP_RUNS, cells, "%.2f ms" % (h * 1e3), "<= 1.5 x")
+    cells = {}
+    for key, _ in BUILDS:
+        c = med(res[key], 0)
+        cells[key] = ("%.2f ms" % ((c - tr) * 1e3), (c - tr) / (h - tr) if h > tr else None, None)
+    t.add("start-up above `true` (%.2f ms): capwrap vs hello-world" % (tr * 1e3), cells, "%.2f ms" % ((h - tr) * 1e3))
+    h = med(res["hello"], 2)
+    cells = {}
+    for key, _ in BUILDS:
+        c = med(res[key], 2)
+        cells[key] = ("%.2f ms" % (c * 1e3), c / h if h else None, None)
+    t.add("start-up, CPU time (user + system, the command's included)", cells, "%.2f ms" % (h * 1e3))
 
 
-def redact_test_binary():
-    if REDACT_TEST:
-        return os.path.abspath(REDACT_TEST), REDACT_TEST
-    out = os.path.join(WORK, "redact.test")
+def redact_test_binary(key, prebuilt, src):
+    """The redact test binary of one build and where it came from: the
+    prebuilt one, or one compiled from the checkout src (none: no src)."""
+    if prebuilt:
+        return os.path.abspath(prebuilt), prebuilt
+    if not src:
+        return None, "none"
+    src = os.path.abspath(src)
+    out = os.path.join(WORK, "redact-%s.test" % key)
     env = dict(ENV, CGO_ENABLED="0")
-    subprocess.run(["go", "test", "-c", "-trimpath", "-o", out, "./redact"], cwd=SRC, env=env, check=True)
-    return out, "built from %s (%s)" % (SRC, describe(SRC))
+    subprocess.run(["go", "test", "-c", "-trimpath", "-o", out, "./redact"], cwd=src, env=env, check=True)
+    return out, "built from %s (%s)" % (src, describe(src))
 
 
 def bench_redact(t):
-    binary, origin = redact_test_binary()
+    binaries, origins = {}, []
+    for key, prebuilt, src in [("capwrap", REDACT_TEST, SRC), ("base", BASE_REDACT_TEST, BASE_SRC)][:len(BUILDS)]:
+        binary, origin = redact_test_binary(key, prebuilt, src)
+        origins.append(origin if key == "capwrap" else "base's " + origin)
+        if binary:
+            binaries[key] = binary
     names = ["BenchmarkWriterPlainLog", "BenchmarkWriterNoSecrets"]
     pat = re.compile(r"^(Benchmark\w+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) MB/s")
-    res = {n: [] for n in names}
+    runs = [(key, name) for name in names for key in binaries]
+    res = {run: [] for run in runs}
     for i in range(REDACT_ROUNDS):
-        k = i % len(names)
-        for name in names[k:] + names[:k]:
-            r = subprocess.run([binary, "-test.run", "^$", "-test.bench", "^%s$" % name, "-test.cpu", "1",
+        k = i % len(runs)
+        for key, name in runs[k:] + runs[:k]:
+            r = subprocess.run([binaries[key], "-test.run", "^$", "-test.bench", "^%s$" % name, "-test.cpu", "1",
                                 "-test.benchtime", REDACT_TIME, "-test.count", "1"],
                                capture_output=True, text=True, env=ENV, cwd=WORK)
             got = [m for m in (pat.match(l) for l in r.stdout.splitlines()) if m and m.group(1) == name]
             if r.returncode != 0 or not got:
-                sys.exit("redactor benchmark %s failed:\n%s%s" % (name, r.stdout, r.stderr))
-            res[name].append(float(got[0].group(2)))
-    p, n = med(res[names[0]]), med(res[names[1]])
-    t.add("redactor alone, one core, plain log (`BenchmarkWriterPlainLog`)", "%.0f MB/s" % p, "", None, ">= 1000 MB/s", p >= 1000)
-    t.add("redactor alone, one core, keyword-dense log (`BenchmarkWriterNoSecrets`)", "%.0f MB/s" % n, "", None, ">= 600 MB/s", n >= 600)
-    return origin
+                sys.exit("redactor benchmark %s of %s failed:\n%s%s" % (name, binaries[key], r.stdout, r.stderr))
+            res[(key, name)].append(float(got[0].group(2)))
+    for name, what, target in [(names[0], "plain log", 1000), (names[1], "keyword-dense log", 600)]:
+        cells = {}
+        for key in binaries:
+            v = med(res[(key, name)])
+            cells[key] = ("%.0f MB/s" % v, None, v >= target)
+        t.add("redactor alone, one core, %s (`%s`)" % (what, name), cells, "", ">= %d MB/s" % target)
+    return "; ".join(origins)
 
 
 def bench_throughput(t, logf, skip):
     out = os.path.join(WORK, "out.file")
-    rss = []
+    rss = {key: [] for key, _ in BUILDS}
     checked = {}
 
-    def capwrap(name, flags):
+    def capwrap(key, path, name, flags):
         def run():
             remove(out)
             d = fresh_dir(name)
-            dt, r, cpu = timed([CAPWRAP, "--dir", d] + flags + ["--", "cat", logf])
-            rss.append(r)
+            dt, r, cpu = timed([path, "--dir", d] + flags + ["--", "cat", logf])
+            rss[key].append(r)
             if name not in checked:  # the first run of each: did it keep what it should?
                 checked[name] = capture_state(d)
             return dt, cpu
@@ -286,37 +325,48 @@ def bench_throughput(t, logf, skip):
             return dt, cpu
         return run
 
-    contenders = {
-        "capwrap": capwrap("cw", ALL_KEPT),
-        "tee": shell("cat '%s' | tee '%s' >/dev/null" % (logf, out)),
-        "cat": shell("cat '%s' > '%s'" % (logf, out)),
-        "default": capwrap("cwd", ["--preview", "--keep", "always"]),
-    }
+    contenders = {}
+    for key, path in BUILDS:
+        contenders[key] = capwrap(key, path, "cw-" + key, ALL_KEPT)
+    contenders["tee"] = shell("cat '%s' | tee '%s' >/dev/null" % (logf, out))
+    contenders["cat"] = shell("cat '%s' > '%s'" % (logf, out))
+    for key, path in BUILDS:
+        contenders[key + "-default"] = capwrap(key, path, "cwd-" + key, ["--preview", "--keep", "always"])
     res = rounds(RUNS, contenders)
-    if checked.get("cw") != "complete":
-        sys.exit("capwrap did not keep the whole log (capture state %r)" % checked.get("cw"))
-    c, tee, cat, dflt = (med(res[k], 0) for k in ("capwrap", "tee", "cat", "default"))
+    for key, _ in BUILDS:
+        if checked.get("cw-" + key) != "complete":
+            sys.exit("%s did not keep the whole log (capture state %r)" % (key, checked.get("cw-" + key)))
+    tee, cat = med(res["tee"], 0), med(res["cat"], 0)
     mbps = lambda s: "%.0f MB/s" % (MB * 1.048576 / s)
+    cells = lambda f: {key: f(key) for key, _ in BUILDS}
+    wall = lambda key: med(res[key], 0)
     t.add("%d MiB log, all kept: `capwrap -- cat LOG` vs `cat LOG \\| tee FILE >/dev/null`" % MB,
-          "%.3f s" % c, "%.3f s (%s)" % (tee, mbps(tee)), c / tee, "<= 0.9 x", c / tee <= 0.9)
-    t.add("same, vs `cat LOG > FILE` (the floor: one copy)", "%.3f s" % c, "%.3f s (%s)" % (cat, mbps(cat)), c / cat, "<= 2.5 x", c / cat <= 2.5)
-    cc, ct = med(res["capwrap"], 1), med(res["tee"], 1)
-    t.add("same, CPU time (user + system, `cat` included) vs tee's", "%.3f s" % cc, "%.3f s" % ct, cc / ct if ct else None)
-    t.add("%d MiB log, default limits (32 MiB kept, %s) vs tee" % (MB, checked.get("cwd")), "%.3f s" % dflt, "%.3f s" % tee, dflt / tee)
-    peak = max(rss) / 1024
-    t.add("peak RSS, %d MiB log (largest of the runs above)" % MB, "%.1f MiB" % peak, "", None, "< 32 MiB", peak < 32)
-    shutil.rmtree(os.path.join(WORK, "cw"), ignore_errors=True)
-    shutil.rmtree(os.path.join(WORK, "cwd"), ignore_errors=True)
+          cells(lambda k: ("%.3f s" % wall(k), wall(k) / tee, wall(k) / tee <= 0.9)), "%.3f s (%s)" % (tee, mbps(tee)), "<= 0.9 x")
+    t.add("same, vs `cat LOG > FILE` (the floor: one copy)",
+          cells(lambda k: ("%.3f s" % wall(k), wall(k) / cat, wall(k) / cat <= 2.5)), "%.3f s (%s)" % (cat, mbps(cat)), "<= 2.5 x")
+    ct = med(res["tee"], 1)
+    t.add("same, CPU time (user + system, `cat` included) vs tee's",
+          cells(lambda k: ("%.3f s" % med(res[k], 1), med(res[k], 1) / ct if ct else None, None)), "%.3f s" % ct)
+    t.add("%d MiB log, default limits (32 MiB kept, %s) vs tee" % (MB, checked.get("cwd-capwrap")),
+          cells(lambda k: ("%.3f s" % med(res[k + "-default"], 0), med(res[k + "-default"], 0) / tee, None)), "%.3f s" % tee)
+    t.add("peak RSS, %d MiB log (largest of the runs above)" % MB,
+          cells(lambda k: ("%.1f MiB" % (max(rss[k]) / 1024), None, max(rss[k]) / 1024 < 32)), "", "< 32 MiB")
+    for key, _ in BUILDS:
+        shutil.rmtree(os.path.join(WORK, "cw-" + key), ignore_errors=True)
+        shutil.rmtree(os.path.join(WORK, "cwd-" + key), ignore_errors=True)
     remove(out)
     if "rss10" in skip:
         return
-    d = fresh_dir("cw10")
     big = "for i in 1 2 3 4 5 6 7 8 9 10; do cat '%s'; done" % logf
-    dt, r, _ = timed([CAPWRAP, "--dir", d] + ALL_KEPT + ["--", "sh", "-c", big])
-    if capture_state(d) != "complete":
-        sys.exit("capwrap did not keep the whole 10 x log (capture state %r)" % capture_state(d))
-    t.add("peak RSS, %d MiB (10 x log, all kept, %.1f s)" % (10 * MB, dt), "%.1f MiB" % (r / 1024), "", None, "< 32 MiB", r / 1024 < 32)
-    shutil.rmtree(d, ignore_errors=True)
+    got = {}
+    for key, path in BUILDS:
+        d = fresh_dir("cw10")
+        dt, r, _ = timed([path, "--dir", d] + ALL_KEPT + ["--", "sh", "-c", big])
+        if capture_state(d) != "complete":
+            sys.exit("%s did not keep the whole 10 x log (capture state %r)" % (key, capture_state(d)))
+        got[key] = ("%.1f MiB (%.1f s)" % (r / 1024, dt), None, r / 1024 < 32)
+        shutil.rmtree(d, ignore_errors=True)
+    t.add("peak RSS, %d MiB (10 x log, all kept; its wall time)" % (10 * MB), got, "", "< 32 MiB")
 
 
 def bench_smallwrites(t):
@@ -324,27 +374,33 @@ def bench_smallwrites(t):
     subprocess.run(["go", "build", "-o", writer, "./bench/smallwrites"], cwd=ROOT, env=dict(ENV, CGO_ENABLED="0"), check=True)
     out = os.path.join(WORK, "out.file")
 
-    def cw():
-        d = fresh_dir("sw")
-        return timed([CAPWRAP, "--dir", d] + ALL_KEPT + ["--", writer])[0]
+    def cw(path):
+        def run():
+            d = fresh_dir("sw")
+            return timed([path, "--dir", d] + ALL_KEPT + ["--", writer])[0]
+        return run
 
     def tee():
         remove(out)
         return timed(["sh", "-c", "'%s' | tee '%s' >/dev/null" % (writer, out)])[0]
 
-    res = rounds(RUNS, {"capwrap": cw, "tee": tee})
-    c, te = med(res["capwrap"]), med(res["tee"])
-    t.add("1,000,000 writes of 20 bytes, all kept, vs tee", "%.3f s" % c, "%.3f s" % te, c / te)
+    contenders = {key: cw(path) for key, path in BUILDS}
+    contenders["tee"] = tee
+    res = rounds(RUNS, contenders)
+    te = med(res["tee"])
+    t.add("1,000,000 writes of 20 bytes, all kept, vs tee",
+          {key: ("%.3f s" % med(res[key]), med(res[key]) / te, None) for key, _ in BUILDS}, "%.3f s" % te)
     shutil.rmtree(os.path.join(WORK, "sw"), ignore_errors=True)
     remove(out)
 
 
 def main():
-    if not os.access(CAPWRAP, os.X_OK):
-        sys.exit("no capwrap binary at %s (make build)" % CAPWRAP)
+    for key, path in BUILDS:
+        if not os.access(path, os.X_OK):
+            sys.exit("no %s binary at %s (make build)" % (key, path))
     start, load0 = time.time(), loadavg()
-    version = subprocess.run([CAPWRAP, "--version"], capture_output=True, text=True).stdout.strip()
-    t = Table()
+    version = lambda path: subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip() or "?"
+    t = Table(BUILDS)
     redact_origin = "skipped"
     if "startup" not in SKIP:
         log("start-up: %d rounds ..." % STARTUP_RUNS)
@@ -369,8 +425,9 @@ def main():
           "each run after a sync; start-up %d rounds; redactor %d rounds of %s, -test.cpu 1." % (RUNS, STARTUP_RUNS, REDACT_ROUNDS, REDACT_TIME))
     print("%s UTC; %d cores, %s; %s; load average %s at the start, %s at the end; %.0f s." % (
         time.strftime("%Y-%m-%d %H:%M", time.gmtime(start)), os.cpu_count(), cpu_model(), go_version(), load0, loadavg(), time.time() - start))
-    print("capwrap: %s (its --version: %s); bench.py at %s; redactor test binary %s; scratch %s." % (
-        CAPWRAP, version or "?", describe(ROOT), redact_origin, WORK))
+    print("%s; bench.py at %s; redactor test binary %s; scratch %s." % (
+        "; ".join("%s: %s (its --version: %s)" % (key, path, version(path)) for key, path in BUILDS),
+        describe(ROOT), redact_origin, WORK))
     if not os.environ.get("BENCH_DIR"):
         shutil.rmtree(WORK, ignore_errors=True)
 
