@@ -3,7 +3,7 @@
 
 One run prints one Markdown table (medians, ratios, targets) and, under it,
 the machine it ran on. Inputs are generated into a scratch directory (nothing
-large is committed); needs python3 and go only.
+large is committed); needs python3 (3.9 or later) and go only.
 
   throughput  capwrap --preview --keep always --max-capture-bytes 0 --dir-quota 0
               -- cat LOG   vs   cat LOG | tee FILE >/dev/null   vs   cat LOG > FILE
@@ -395,6 +395,8 @@ def bench_smallwrites(t):
 
 
 def main():
+    if not shutil.which("go"):
+        sys.exit("bench.py needs go on PATH (it builds a hello-world and the redactor's benchmarks)")
     for key, path in BUILDS:
         if not os.access(path, os.X_OK):
             sys.exit("no %s binary at %s (make build)" % (key, path))
