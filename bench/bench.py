@@ -430,9 +430,11 @@ def main():
     print("%s; bench.py at %s; redactor test binary %s; scratch %s." % (
         "; ".join("%s: %s (its --version: %s)" % (key, path, version(path)) for key, path in BUILDS),
         describe(ROOT), redact_origin, WORK))
-    if not os.environ.get("BENCH_DIR"):
-        shutil.rmtree(WORK, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:  # also when a benchmark failed: no 150 MiB log left behind
+        if not os.environ.get("BENCH_DIR"):
+            shutil.rmtree(WORK, ignore_errors=True)
