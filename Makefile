@@ -64,7 +64,7 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_capwrap \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/capwrap.fish
 
-# The one table of SPEC §9's targets (bench/bench.py: about 2 minutes; its
+# The one table of SPEC §9's targets (bench/bench.py: 2 to 3 minutes; its
 # BENCH_* variables are described at its top). The Go microbenchmarks of
 # every package are make bench-go (several minutes more).
 bench: build
