@@ -179,11 +179,12 @@ func prepare(cfg Config) (*run, error) {
 		if l != nil {
 			ws = append(ws, l)
 		}
-		ws = append(ws, r.lazy.stream(name), r.keepers[i])
+		file := r.lazy.stream(name)
+		ws = append(ws, file, r.keepers[i])
 		if r.events != nil {
 			ws = append(ws, r.events.Stream(i))
 		}
-		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy, mem: mem}
+		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy, mem: mem, file: file}
 		r.sinks[i].live, _ = l.(*liveWriter)
 	}
 	return r, nil
