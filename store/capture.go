@@ -149,6 +149,7 @@ type Capture struct {
 	slab       []byte   // where chunks past slabAfter come from; nil: none (yet)
 	slabUsed   int      // bytes of slab handed out as chunks
 	slabTried  bool     // mapSlab was called
+	syncAhead  bool     // start writeback as the streams go, guarded by mu (SyncAhead)
 	space      *os.File // receipt.space, nil when it could not be made
 }
 

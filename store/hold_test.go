@@ -163,7 +163,7 @@ func TestSlabChunks(t *testing.T) {
 	}
 	w := c.Stream(Stdout)
 	data := pattern(16 << 20)
-	w.Hold() // whole chunks only: the count below is exact
+	w.Hold()                          // whole chunks only: the count below is exact
 	writeAll(w, data[:2<<20], 64<<10) // fills the queue while the disk pauses
 	c.mu.Lock()
 	used, made := c.slabUsed, c.made
@@ -221,4 +221,40 @@ func BenchmarkStreamWriteHeld(b *testing.B) {
 		b.Fatalf("%+v", res)
 	}
 	c.Discard()
+}
+
+// TestSyncAhead: a capture told SyncAhead starts the writeback of each
+// syncAheadBytes its streams write, and only then; the bytes and hash are
+// those written.
+func TestSyncAhead(t *testing.T) {
+	for _, ahead := range []bool{false, true} {
+		t.Run(fmt.Sprint(ahead), func(t *testing.T) {
+			d := mustOpen(t, t.TempDir())
+			c, err := d.Create(time.Now(), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ahead {
+				c.SyncAhead()
+			}
+			w := c.Stream(Stdout)
+			data := pattern(2*syncAheadBytes + 100<<10)
+			writeAll(w, data, 256<<10)
+			res, err := c.Finalize()
+			if err != nil || res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) {
+				t.Fatalf("result %+v %v", res, err)
+			}
+			if sum := sha256.Sum256(data); res.Stdout.SHA256 != hex.EncodeToString(sum[:]) {
+				t.Errorf("sha256 %s, want %x", res.Stdout.SHA256, sum)
+			}
+			// Finalize waited for the writer goroutine: its field is ours now.
+			if want := int64(0); !ahead && w.kicked != want {
+				t.Errorf("writeback started up to %d without SyncAhead", w.kicked)
+			}
+			if ahead && (w.kicked < 2*syncAheadBytes || w.kicked > int64(len(data))) {
+				t.Errorf("writeback started up to %d of %d bytes, want at least %d", w.kicked, len(data), 2*syncAheadBytes)
+			}
+			c.Publish(&receipt.Receipt{Schema: receipt.Schema})
+		})
+	}
 }

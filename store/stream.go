@@ -40,6 +40,8 @@ type StreamWriter struct {
 	inWrite bool       // the writer goroutine is in a file write
 	exited  bool       // the writer goroutine has returned
 
+	kicked int64 // file offset up to which writeback was started (SyncAhead); the writer goroutine's
+
 	committed atomic.Int64
 	hash      hash.Hash // owned by the writer goroutine until it exits
 	sum       string    // set by Finalize
@@ -191,6 +193,7 @@ func (s *StreamWriter) run() {
 		s.chunks[0] = nil
 		s.chunks = s.chunks[1:]
 		s.inWrite = true
+		ahead := c.syncAhead
 		c.mu.Unlock()
 
 		allowed, qerr := len(buf), error(nil)
@@ -202,7 +205,11 @@ func (s *StreamWriter) run() {
 		n, err := 0, error(nil)
 		if allowed > 0 {
 			n, err = s.writeHashed(buf[:allowed])
-			s.committed.Add(int64(n))
+			done := s.committed.Add(int64(n))
+			if ahead && done-s.kicked >= syncAheadBytes {
+				startWriteback(s.file, s.kicked, done-s.kicked)
+				s.kicked = done
+			}
 		}
 
 		c.mu.Lock()
@@ -221,6 +228,23 @@ func (s *StreamWriter) run() {
 		}
 		c.notifyProgress()
 	}
+}
+
+// syncAheadBytes is how many bytes a stream writes between two starts of
+// their writeback (SyncAhead).
+const syncAheadBytes = 8 << 20
+
+// SyncAhead makes the stream writers start the writeback to disk of every
+// syncAheadBytes they write as they go (Linux: sync_file_range, which does
+// not wait), so that Finalize's fsync waits for the last few MiB only, not
+// for the whole output at the end: a kept 150 MiB log's fsync took about
+// 200 ms of the run on the test machine. For a capture that will be kept;
+// a capture that will be discarded would write to disk what it deletes
+// (files deleted before the kernel's own writeback never reach it).
+func (c *Capture) SyncAhead() {
+	c.mu.Lock()
+	c.syncAhead = true
+	c.mu.Unlock()
 }
 
 // writeHashed writes b to the stream's file and adds to the hash exactly the

@@ -146,6 +146,11 @@ func prepare(cfg Config) (*run, error) {
 				// so. Nothing to do once the watchdog is disarmed, and
 				// a helper gone can note nothing either way.
 				_ = r.wd.NoteTo(c.AbsPath(), store.KilledNote)
+				if cfg.Keep != Never {
+					// Kept, or likely kept: a large output is no
+					// compact success (--keep auto).
+					c.SyncAhead()
+				}
 			}
 			return c, err
 		},
