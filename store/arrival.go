@@ -104,6 +104,7 @@ type Arrival struct {
 	base    int          // file index of recs[0]
 	n       int          // records in the index, written or not
 	dirty   bool         // recs holds something not yet written
+	holds   int          // open Holds: records wait for the last Release
 	stopped bool         // full, failed or closed: no more records
 	closed  bool
 	err     error
@@ -206,8 +207,43 @@ func (a *Arrival) note(s uint8, n int64) {
 	a.signal()
 }
 
-// signal wakes the writer goroutine. Caller holds a.mu.
+// Hold makes the records noted from now on wait, until the matching
+// Release, before the writer goroutine writes them (Holds nest). A caller
+// that hands on one read in several Writes (the redactor releases 64 KiB at
+// a time, and a record that grows is rewritten at each) so costs one
+// wake-up and one write of the index per read, not one per Write. Close
+// writes what is held.
+func (a *Arrival) Hold() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	a.holds++
+	a.mu.Unlock()
+}
+
+// Release ends a Hold and, after the last one, wakes the writer goroutine
+// for what was noted meanwhile.
+func (a *Arrival) Release() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	if a.holds > 0 {
+		a.holds--
+	}
+	if a.holds == 0 && a.dirty {
+		a.signal()
+	}
+	a.mu.Unlock()
+}
+
+// signal wakes the writer goroutine, unless a Hold is open (Close's
+// signal goes through whatever the holds). Caller holds a.mu.
 func (a *Arrival) signal() {
+	if a.holds > 0 && !a.closed {
+		return
+	}
 	select {
 	case a.wake <- struct{}{}:
 	default:

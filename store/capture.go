@@ -144,6 +144,12 @@ type Capture struct {
 	reserved   int64      // directory quota recorded in the reservation file
 	granted    int64      // part of reserved handed to the writers
 	chunkBytes int
+	free       [][]byte // spare chunk buffers of the streams, guarded by mu (maxFree)
+	made       int      // chunk buffers made, guarded by mu (newChunk)
+	slab       []byte   // where chunks past slabAfter come from; nil: none (yet)
+	slabUsed   int      // bytes of slab handed out as chunks
+	slabTried  bool     // mapSlab was called
+	syncAhead  bool     // start writeback as the streams go, guarded by mu (SyncAhead)
 	space      *os.File // receipt.space, nil when it could not be made
 }
 
@@ -668,6 +674,7 @@ func (c *Capture) release() {
 	}
 	c.released = true
 	c.mu.Unlock()
+	c.dropSlab()
 	c.quotaMu.Lock()
 	if c.resFile != nil {
 		c.resFile.Close()

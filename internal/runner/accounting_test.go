@@ -123,7 +123,8 @@ func TestSinkAccounting(t *testing.T) {
 					ready = func() (*redact.Policy, error) { return redact.NewPolicy(redact.Options{Values: []string{short, long}}) }
 				}
 				var preview bytes.Buffer
-				s := &sink{dst: io.MultiWriter(lc.stream(store.Stdout), &preview), ready: ready}
+				ls := lc.stream(store.Stdout)
+				s := &sink{dst: io.MultiWriter(ls, &preview), ready: ready, file: ls}
 				for p := tc.in; len(p) > 0; {
 					k := min(size, len(p))
 					s.Write(p[:k])

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capwrap/capwrap/redact"
 	"github.com/capwrap/capwrap/store"
 )
 
@@ -107,4 +108,43 @@ func captures(t *testing.T, root string) []string {
 		}
 	}
 	return ids
+}
+
+// TestSinkReleasesEachStep: the sink holds the capture file's writer only
+// for the step that hands on a read (StreamWriter.Hold): once Write
+// returns, what it handed on is written to the file without any further
+// Write, Close or drain.
+func TestSinkReleasesEachStep(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "to")
+	dir, _, err := store.Open(root, true, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	lc := &lazyCapture{started: time.Now(), warnf: t.Logf, onError: func(err error) { t.Error(err) },
+		create: func() (*store.Capture, error) { return dir.Create(time.Now(), store.DefaultLimits()) }}
+	file := lc.stream(store.Stdout)
+	s := &sink{dst: file, ready: func() (*redact.Policy, error) { return redact.NewPolicy(redact.Options{}) }, file: file}
+	line := []byte(strings.Repeat("a plain line of output\n", 100))
+	for range 3 {
+		s.Write(line)
+		_, out := s.ledger.counts()
+		c, err := lc.made()
+		if err != nil || c == nil {
+			t.Fatalf("capture %v, %v", c, err)
+		}
+		// The writer goroutine writes on its own: wait for it (a
+		// partial chunk still held would never come).
+		for deadline := time.Now().Add(30 * time.Second); c.Stream(store.Stdout).Committed() != out; {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d bytes handed on reached the file", c.Stream(store.Stdout).Committed(), out)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	s.Close()
+	lc.closeArrival()
+	if c, _ := lc.made(); c != nil {
+		c.Discard()
+	}
 }

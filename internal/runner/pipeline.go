@@ -28,6 +28,7 @@ type sink struct {
 	ready func() (*redact.Policy, error)
 	mem   *redact.Memory // shared with the run's other stream
 	live  *liveWriter    // tee mode's live copy, also in dst; nil otherwise
+	file  *lazyStream    // the capture's writer, also in dst; held for each step (nil: none)
 	once  sync.Once
 	w     io.Writer      // dst, the redactor or io.Discard; set by init
 	r     *redact.Writer // the redactor, nil without one
@@ -123,6 +124,8 @@ func (s *sink) Commit() error {
 
 // commit is Commit's step, recorded in the ledger as write's.
 func (s *sink) commit() error {
+	s.hold()
+	defer s.release()
 	released0, out0 := s.ledger.counts()
 	replaced0 := s.replaced()
 	err := s.r.Commit()
@@ -133,12 +136,28 @@ func (s *sink) commit() error {
 // write hands p to the redactor (or straight on) and records the step in
 // the ledger: the raw bytes decided, and whether a marker was written.
 func (s *sink) write(p []byte) (int, error) {
+	s.hold()
+	defer s.release()
 	released0, out0 := s.ledger.counts()
 	replaced0 := s.replaced()
 	n, err := s.w.Write(p)
 	s.in += int64(n)
 	s.ledger.step(released0, out0, s.decided(), s.replaced() != replaced0)
 	return n, err
+}
+
+// hold and release bracket one step of the sink: the capture file's
+// writer is woken once for what the step hands on (lazyStream.hold).
+func (s *sink) hold() {
+	if s.file != nil {
+		s.file.hold()
+	}
+}
+
+func (s *sink) release() {
+	if s.file != nil {
+		s.file.release()
+	}
 }
 
 // decided is the number of raw bytes whose representation has been handed
@@ -177,6 +196,8 @@ func (s *sink) Close() error {
 	if s.idle != nil {
 		s.idle.Stop()
 	}
+	s.hold()
+	defer s.release()
 	released0, out0 := s.ledger.counts()
 	replaced0 := s.replaced()
 	err := s.r.Close()
@@ -412,7 +433,7 @@ func (l *lazyCapture) made() (*store.Capture, error) {
 // capture's file and the arrival index, the capture created at the first
 // byte. If it cannot be created the bytes are dropped here (the preview and
 // the live terminal still get them) and the receipt says why.
-func (l *lazyCapture) stream(name string) io.Writer {
+func (l *lazyCapture) stream(name string) *lazyStream {
 	return &lazyStream{l: l, name: name}
 }
 
@@ -421,15 +442,24 @@ type lazyStream struct {
 	name string
 	w    io.Writer // set at the first Write; nil if the capture failed
 	done bool
+
+	sw   *store.StreamWriter // the capture's writer, with w
+	arr  *store.Arrival      // the arrival index, with w; nil without one
+	held bool                // between hold and release
 }
 
 func (s *lazyStream) Write(p []byte) (int, error) {
 	if !s.done {
 		s.done = true
 		if c, err := s.l.get(); err == nil {
-			s.w = c.Stream(s.name)
-			if s.l.arrival != nil {
-				s.w = io.MultiWriter(s.w, s.l.arrival.Writer(s.name))
+			s.sw = c.Stream(s.name)
+			s.w = s.sw
+			if s.arr = s.l.arrival; s.arr != nil {
+				s.w = io.MultiWriter(s.w, s.arr.Writer(s.name))
+			}
+			if s.held {
+				s.sw.Hold()
+				s.arr.Hold()
 			}
 		}
 	}
@@ -437,6 +467,26 @@ func (s *lazyStream) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return s.w.Write(p)
+}
+
+// hold and release bracket the Writes of one step of the sink (a read, a
+// commit, the close): the capture's file writer and the arrival index are
+// woken once for the step, not once per Write (StreamWriter.Hold). Called
+// from the goroutine that writes.
+func (s *lazyStream) hold() {
+	s.held = true
+	if s.sw != nil {
+		s.sw.Hold()
+		s.arr.Hold()
+	}
+}
+
+func (s *lazyStream) release() {
+	s.held = false
+	if s.sw != nil {
+		s.sw.Release()
+		s.arr.Release()
+	}
 }
 
 // closeArrival ends the arrival index, if there is one.

@@ -146,6 +146,11 @@ func prepare(cfg Config) (*run, error) {
 				// so. Nothing to do once the watchdog is disarmed, and
 				// a helper gone can note nothing either way.
 				_ = r.wd.NoteTo(c.AbsPath(), store.KilledNote)
+				if cfg.Keep != Never {
+					// Kept, or likely kept: a large output is no
+					// compact success (--keep auto).
+					c.SyncAhead()
+				}
 			}
 			return c, err
 		},
@@ -179,11 +184,12 @@ func prepare(cfg Config) (*run, error) {
 		if l != nil {
 			ws = append(ws, l)
 		}
-		ws = append(ws, r.lazy.stream(name), r.keepers[i])
+		file := r.lazy.stream(name)
+		ws = append(ws, file, r.keepers[i])
 		if r.events != nil {
 			ws = append(ws, r.events.Stream(i))
 		}
-		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy, mem: mem}
+		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy, mem: mem, file: file}
 		r.sinks[i].live, _ = l.(*liveWriter)
 	}
 	return r, nil
