@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 // carried on as the case expects (a case that expects death never gets
 // there).
 func child(c string) int {
+	Catch() // as capwrap's main does first
 	switch c {
 	case "held": // a SIGTERM from the start waits on the channel
 		syscall.Kill(os.Getpid(), syscall.SIGTERM)
