@@ -76,11 +76,21 @@ var (
 )
 
 func init() {
+	if len(os.Args) > 1 && os.Args[1] == watchdogArg {
+		// The watchdog's helper ignores these signals instead: catching
+		// them first would only cost its start-up (see wrap.WatchdogArg).
+		close(started)
+		return
+	}
 	go func() {
 		defer close(started)
 		catch()
 	}()
 }
+
+// watchdogArg is wrap.WatchdogArg, the first argument of the watchdog's
+// helper (this package imports no other of capwrap's).
+const watchdogArg = "__capwrap-watchdog"
 
 // Catch starts catching the Forwarded signals that were not ignored at
 // start on the channel C returns, and ignores SIGQUIT when it counts as

@@ -3,6 +3,7 @@ package sigcatch
 import (
 	"errors"
 	"fmt"
+	"github.com/capwrap/capwrap/wrap"
 	"os"
 	"os/exec"
 	"syscall"
@@ -120,5 +121,12 @@ func TestIgnoredAtStart(t *testing.T) {
 	cmd.Env = append(os.Environ(), "SIGCATCH_IGNORED=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestWatchdogArg: the helper that catches nothing is the one wrap starts.
+func TestWatchdogArg(t *testing.T) {
+	if watchdogArg != wrap.WatchdogArg {
+		t.Fatalf("watchdogArg %q, wrap.WatchdogArg %q", watchdogArg, wrap.WatchdogArg)
 	}
 }
