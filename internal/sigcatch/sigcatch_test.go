@@ -3,12 +3,13 @@ package sigcatch
 import (
 	"errors"
 	"fmt"
-	"github.com/capwrap/capwrap/wrap"
 	"os"
 	"os/exec"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/capwrap/capwrap/wrap"
 )
 
 // The cases run in a child process (this test binary again, with
