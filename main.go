@@ -29,9 +29,15 @@ import (
 var version = ""
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == wrap.WatchdogArg {
+		// The watchdog's helper proper ignores these signals (its pipe
+		// alone tells it when to act) and acts as soon as it has started:
+		// it does not wait for sigcatch's catch.
+		os.Exit(wrap.WatchdogMain(os.Stdin, os.Args[2:]))
+	}
 	// Signals to forward are caught from process start (package sigcatch's
-	// init); a test binary that released them to run a helper catches
-	// them again here.
+	// init); Catch waits for that catch, and a test binary that released
+	// them to run a helper catches them again here.
 	sigcatch.Catch()
 	os.Exit(exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)))
 }

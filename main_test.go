@@ -22,11 +22,18 @@ import (
 	"github.com/capwrap/capwrap/internal/runner"
 	"github.com/capwrap/capwrap/internal/sigcatch"
 	"github.com/capwrap/capwrap/receipt"
+	"github.com/capwrap/capwrap/wrap"
 )
 
 // TestMain registers capwrap and the test helpers as commands that
 // testscript scripts (testdata/script/*.txtar) run as real processes.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == wrap.WatchdogArg {
+		// The watchdog's helper proper, exec'd by its shell stage as
+		// /proc/self/fd/3 (wrap.StartWatchdog), a name testscript does
+		// not know: capwrap's main would run it by its first argument.
+		os.Exit(wrap.WatchdogMain(os.Stdin, os.Args[2:]))
+	}
 	// The test binary and its helper commands keep the default actions
 	// of signals; the capwrap command catches them again in main.
 	sigcatch.Release()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -55,7 +56,11 @@ type DigestLine struct {
 // runner's FAILED or ERROR line, a Python traceback's start, a Go panic,
 // "Error:" (Python's and JavaScript's "ValueError: ", "TypeError: "),
 // git's and others' "fatal:" and "error:" at a line's start.
-var errorLine = regexp.MustCompile(`^\S+:\d+(?::\d+)?: (?:fatal )?error\b|\berror\[|\bFAILED\b|\bERROR\b|^Traceback \(most recent call last\)|\bpanic: |(?:^|\b[A-Z]\w*)Error: |(?:^|\s)(?:fatal|error): `)
+//
+// Compiled at first use, not in the package's init (issue 28).
+var errorLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\S+:\d+(?::\d+)?: (?:fatal )?error\b|\berror\[|\bFAILED\b|\bERROR\b|^Traceback \(most recent call last\)|\bpanic: |(?:^|\b[A-Z]\w*)Error: |(?:^|\s)(?:fatal|error): `)
+})
 
 // errorHints are the bytes one of errorLine's forms holds: a line without
 // any of them is not looked at further.
@@ -68,7 +73,7 @@ func looksLikeError(line []byte) bool {
 	line = line[:min(len(line), digestMatchBytes)]
 	for _, h := range errorHints {
 		if bytes.Contains(line, h) {
-			return errorLine.Match(Sanitize(line))
+			return errorLine().Match(Sanitize(line))
 		}
 	}
 	return false

@@ -48,7 +48,9 @@ func assign(kind string, minLen int, lenient, word, whole bool) func(func(string
 }
 
 // catalogue lists the built-in shapes in priority order: when two spans start
-// at the same byte, the marker names the earlier entry.
+// at the same byte, the marker names the earlier entry. The token-shape
+// rows of shapes.go are inserted into it at first use (fullCatalogue), which is
+// what a policy compiles.
 var catalogue = []catalogueEntry{
 	// AKIA (access key), ASIA (temporary), ABIA (STS service bearer token),
 	// ACCA (context-specific credential): the unique-ID prefixes of
@@ -179,7 +181,7 @@ func Catalogue() []string {
 		}
 		return 0
 	}
-	for _, e := range catalogue {
+	for _, e := range fullCatalogue() {
 		reg(e.kind)
 		e.det(reg)
 	}

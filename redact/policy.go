@@ -206,7 +206,7 @@ type rules struct {
 
 // builtIn adds the keywords of the built-in catalogue (SPEC §6 source 2).
 func (r *rules) builtIn() {
-	for _, e := range catalogue {
+	for _, e := range fullCatalogue() {
 		d := e.det(r.k.id)
 		for _, w := range e.keywords {
 			r.kws = append(r.kws, match.Keyword{Text: []byte(w), Exact: e.exact, Det: d})

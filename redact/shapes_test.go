@@ -243,7 +243,7 @@ func TestShapeRows(t *testing.T) {
 		shapes += len(r.keywords)
 	}
 	pos := map[string]int{}
-	for i, e := range catalogue {
+	for i, e := range fullCatalogue() {
 		if _, ok := pos[e.kind]; !ok {
 			pos[e.kind] = i
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -52,14 +53,16 @@ const (
 
 // cursorNameRE is what a consumer name may be: a file name's part that
 // cannot hold a path separator or be empty.
-var cursorNameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+// Compiled at first use: its {1,64} makes 860 allocations, which every
+// start of capwrap paid in the package's init (issue 28).
+var cursorNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`) })
 
 // ErrBadCursor reports a consumer name that is not 1 to 64 of A-Z a-z 0-9
 // . _ - or a cursor stream that is not stdout, stderr or interleaved.
 var ErrBadCursor = errors.New("cursor names are 1 to 64 of A-Z a-z 0-9 . _ -")
 
 // ValidCursorName reports whether name may name a consumer (cursorNameRE).
-func ValidCursorName(name string) bool { return cursorNameRE.MatchString(name) }
+func ValidCursorName(name string) bool { return cursorNameRE().MatchString(name) }
 
 // cursorFile is the content of cursor.NAME.STREAM.
 type cursorFile struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/capwrap/capwrap/receipt"
 )
@@ -32,12 +33,13 @@ const spaceBytes = 16 << 10
 // what it is, so that a grep over the directory finds nothing strange.
 var spaceFill = []byte("capwrap: space set aside for receipt.json should the disk fill up\n")
 
-// spaceBlock is what makeSpace writes: spaceBytes of spaceFill lines.
-var spaceBlock = bytes.Repeat(spaceFill, spaceBytes/len(spaceFill)+1)[:spaceBytes]
+// spaceBlock is what makeSpace writes: spaceBytes of spaceFill lines,
+// made at first use (not in the package's init: issue 28).
+var spaceBlock = sync.OnceValue(func() []byte { return bytes.Repeat(spaceFill, spaceBytes/len(spaceFill)+1)[:spaceBytes] })
 
 // writeSpace writes spaceBlock into f: blocks allocated, not a hole.
 func writeSpace(f *os.File) error {
-	_, err := f.WriteAt(spaceBlock, 0)
+	_, err := f.WriteAt(spaceBlock(), 0)
 	return err
 }
 

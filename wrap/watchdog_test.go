@@ -98,11 +98,52 @@ func TestWatchdogDisarm(t *testing.T) {
 	}
 }
 
+// TestWatchdogShellStage: until there is something to do (end of file, a
+// note), the helper is its light shell stage, not a second start of
+// capwrap (the start-up cost of issue 28); a disarm ends it there.
+func TestWatchdogShellStage(t *testing.T) {
+	pgid, _ := group(t)
+	wd, err := StartWatchdog(150 * time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wd.markWith("X=1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := wd.arm(pgid); err != nil {
+		t.Fatal(err)
+	}
+	wd.exited(false)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", wd.pid))
+	if err != nil {
+		t.Skipf("cannot tell what the helper runs: %v", err)
+	}
+	if exe == self {
+		t.Errorf("the helper is %s, want the shell stage before end of file or a note", exe)
+	}
+	wd.Disarm()
+	deadline := time.Now().Add(patience)
+	for watchdogRuns("150ms") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the disarmed watchdog still runs after %v", patience)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := liveMembers(pgid); n != 2 {
+		t.Fatalf("a disarmed watchdog signalled the group: %d of its 2 processes live", n)
+	}
+}
+
 // watchdogRuns reports whether a watchdog helper this test binary started
-// with killAfter is alive (from /proc; false without it).
+// with killAfter is alive, in its shell stage or as the helper proper
+// (from /proc; false without it).
 func watchdogRuns(killAfter string) bool {
 	self := strconv.Itoa(os.Getpid())
-	want := []byte("capwrap\x00" + WatchdogArg + "\x00" + killAfter + "\x00")
+	want := []byte("\x00" + WatchdogArg + "\x00" + killAfter + "\x00")
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, p := range stats {
 		b, err := os.ReadFile(p)
@@ -113,7 +154,7 @@ func watchdogRuns(killAfter string) bool {
 		if len(f) < 2 || string(f[1]) != self || string(f[0]) == "Z" {
 			continue
 		}
-		if line, _ := os.ReadFile(filepath.Dir(p) + "/cmdline"); bytes.Equal(line, want) {
+		if line, _ := os.ReadFile(filepath.Dir(p) + "/cmdline"); bytes.Contains(line, want) {
 			return true
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/capwrap/capwrap/wrap"
 )
 
 // The cases run in a child process (this test binary again, with
@@ -23,6 +25,7 @@ func TestMain(m *testing.M) {
 // carried on as the case expects (a case that expects death never gets
 // there).
 func child(c string) int {
+	Catch() // as capwrap's main does first
 	switch c {
 	case "held": // a SIGTERM from the start waits on the channel
 		syscall.Kill(os.Getpid(), syscall.SIGTERM)
@@ -119,5 +122,12 @@ func TestIgnoredAtStart(t *testing.T) {
 	cmd.Env = append(os.Environ(), "SIGCATCH_IGNORED=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestWatchdogArg: the helper that catches nothing is the one wrap starts.
+func TestWatchdogArg(t *testing.T) {
+	if watchdogArg != wrap.WatchdogArg {
+		t.Fatalf("watchdogArg %q, wrap.WatchdogArg %q", watchdogArg, wrap.WatchdogArg)
 	}
 }

@@ -3,6 +3,7 @@ package match
 import (
 	"math/bits"
 	"slices"
+	"sync"
 	"sync/atomic"
 )
 
@@ -237,12 +238,13 @@ func (b teddyBucket) union(o teddyBucket) teddyBucket {
 // it admits more than its fingerprints.
 func (b teddyBucket) cost() float64 {
 	c := 1.0
+	sum := textLoSum()
 	for j := 0; j < teddyLen; j++ {
 		p := 0.0
 		lo := b.lo[j]
 		for hs := b.hi[j] & textHi; hs != 0; hs &= hs - 1 {
 			h := bits.TrailingZeros16(hs)
-			p += textLoSum[h][0][byte(lo)] + textLoSum[h][1][lo>>8]
+			p += sum[h][0][byte(lo)] + sum[h][1][lo>>8]
 		}
 		c *= p
 	}
@@ -397,10 +399,12 @@ var textFreq, textHi = func() (q [16][16]float64, hi uint16) {
 	return q, hi
 }()
 
-// textLoSum[h][k][m] is the sum of textFreq[h][l] over the low nibbles l of
-// the byte m of a 16-bit nibble set (k: its low or its high byte), so that
-// cost adds a whole set in two lookups.
-var textLoSum = func() (t [16][2][256]float64) {
+// textLoSum()[h][k][m] is the sum of textFreq[h][l] over the low nibbles l
+// of the byte m of a 16-bit nibble set (k: its low or its high byte), so
+// that cost adds a whole set in two lookups. Built at first use, not in the
+// package's init (64 KiB, issue 28: a run that compiles no policy skips it).
+var textLoSum = sync.OnceValue(func() *[16][2][256]float64 {
+	t := new([16][2][256]float64)
 	for h := range t {
 		for k := range t[h] {
 			for m := range t[h][k] {
@@ -413,4 +417,4 @@ var textLoSum = func() (t [16][2][256]float64) {
 		}
 	}
 	return t
-}()
+})
