@@ -632,7 +632,12 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-func BenchmarkStreamWrite(b *testing.B) {
+// BenchmarkStreamWrite: 64 KiB Writes to a stream, one at a time.
+func BenchmarkStreamWrite(b *testing.B) { benchStreamWrite(b, 0) }
+
+// benchStreamWrite times a stream's 64 KiB Writes: one per step when held
+// is 0, else held of them under one Hold, as the runner hands on a read.
+func benchStreamWrite(b *testing.B, held int) {
 	d := mustOpen(b, b.TempDir())
 	c, err := d.Create(time.Now(), Limits{})
 	if err != nil {
@@ -640,11 +645,19 @@ func BenchmarkStreamWrite(b *testing.B) {
 	}
 	buf := pattern(64 << 10)
 	w := c.Stream(Stdout)
-	b.SetBytes(int64(len(buf)))
+	b.SetBytes(int64(max(held, 1) * len(buf)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		w.Write(buf)
+		if held == 0 {
+			w.Write(buf)
+			continue
+		}
+		w.Hold()
+		for range held {
+			w.Write(buf)
+		}
+		w.Release()
 	}
 	res, _ := c.Finalize()
 	b.StopTimer()

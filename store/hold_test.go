@@ -197,31 +197,7 @@ func TestSlabChunks(t *testing.T) {
 
 // BenchmarkStreamWriteHeld is BenchmarkStreamWrite as the runner writes: a
 // 256 KiB read handed on in four 64 KiB Writes under one Hold.
-func BenchmarkStreamWriteHeld(b *testing.B) {
-	d := mustOpen(b, b.TempDir())
-	c, err := d.Create(time.Now(), Limits{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	buf := pattern(64 << 10)
-	w := c.Stream(Stdout)
-	b.SetBytes(4 * int64(len(buf)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		w.Hold()
-		for range 4 {
-			w.Write(buf)
-		}
-		w.Release()
-	}
-	res, _ := c.Finalize()
-	b.StopTimer()
-	if res.State != receipt.CaptureComplete {
-		b.Fatalf("%+v", res)
-	}
-	c.Discard()
-}
+func BenchmarkStreamWriteHeld(b *testing.B) { benchStreamWrite(b, 4) }
 
 // TestSyncAhead: a capture told SyncAhead starts the writeback of each
 // syncAheadBytes its streams write, and only then; the bytes and hash are

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/capwrap/capwrap/receipt"
 	"github.com/capwrap/capwrap/redact"
@@ -110,14 +109,7 @@ func TestSinkAccounting(t *testing.T) {
 	} {
 		for _, size := range []int{len(tc.in), 1000} {
 			t.Run(fmt.Sprintf("%s/writes of %d", tc.name, size), func(t *testing.T) {
-				root := filepath.Join(t.TempDir(), "to")
-				dir, _, err := store.Open(root, true, os.Getenv)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer dir.Close()
-				lc := &lazyCapture{started: time.Now(), warnf: t.Logf, onError: func(err error) { t.Error(err) },
-					create: func() (*store.Capture, error) { return dir.Create(time.Now(), tc.lim) }}
+				lc, _ := testLazyCapture(t, tc.lim, nil)
 				ready := func() (*redact.Policy, error) { return nil, nil }
 				if tc.redacting {
 					ready = func() (*redact.Policy, error) { return redact.NewPolicy(redact.Options{Values: []string{short, long}}) }

@@ -13,18 +13,32 @@ import (
 	"github.com/capwrap/capwrap/store"
 )
 
-// TestLazyCaptureMadeAtFirstByte: no directory until a stream gets a byte;
-// then one capture, made once for both streams, holds the bytes.
-func TestLazyCaptureMadeAtFirstByte(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "to")
+// testLazyCapture opens a tool-outputs directory under a fresh temporary
+// directory and returns it (its path is root) with a lazyCapture that
+// creates its capture there with limits lim, counting each creation in
+// *made when made is not nil; errors go to t.
+func testLazyCapture(t *testing.T, lim store.Limits, made *int) (lc *lazyCapture, root string) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "to")
 	dir, _, err := store.Open(root, true, os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dir.Close()
+	t.Cleanup(func() { dir.Close() })
+	return &lazyCapture{started: time.Now(), warnf: t.Logf, onError: func(err error) { t.Error(err) },
+		create: func() (*store.Capture, error) {
+			if made != nil {
+				*made++
+			}
+			return dir.Create(time.Now(), lim)
+		}}, root
+}
+
+// TestLazyCaptureMadeAtFirstByte: no directory until a stream gets a byte;
+// then one capture, made once for both streams, holds the bytes.
+func TestLazyCaptureMadeAtFirstByte(t *testing.T) {
 	made := 0
-	lc := &lazyCapture{started: time.Now(), warnf: t.Logf, onError: func(err error) { t.Error(err) },
-		create: func() (*store.Capture, error) { made++; return dir.Create(time.Now(), store.DefaultLimits()) }}
+	lc, root := testLazyCapture(t, store.DefaultLimits(), &made)
 	out, errs := lc.stream("stdout"), lc.stream("stderr")
 	if c, err := lc.made(); c != nil || err != nil || made != 0 {
 		t.Fatalf("capture made before any byte: %v %v", c, err)
@@ -115,14 +129,7 @@ func captures(t *testing.T, root string) []string {
 // returns, what it handed on is written to the file without any further
 // Write, Close or drain.
 func TestSinkReleasesEachStep(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "to")
-	dir, _, err := store.Open(root, true, os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
-	lc := &lazyCapture{started: time.Now(), warnf: t.Logf, onError: func(err error) { t.Error(err) },
-		create: func() (*store.Capture, error) { return dir.Create(time.Now(), store.DefaultLimits()) }}
+	lc, _ := testLazyCapture(t, store.DefaultLimits(), nil)
 	file := lc.stream(store.Stdout)
 	s := &sink{dst: file, ready: func() (*redact.Policy, error) { return redact.NewPolicy(redact.Options{}) }, file: file}
 	line := []byte(strings.Repeat("a plain line of output\n", 100))
