@@ -314,6 +314,7 @@ type stream struct {
 	litMasks []uint32              // room for the vector prefilter's verdicts on literals
 	remember func(v []byte) []byte // the part of a decided span's value to remember (nil: none); nil: none at all
 	obs      Observer              // told of each run written as a marker; nil: none
+	lastEsc  int64                 // stream offset of the last display escape byte (scan.Esc) fed; -1: none
 	pend     []byte                // release's output while it is one piece (of buf or a marker)
 	joined   []byte                // release's output once it is more than one piece
 	eof      bool
@@ -341,6 +342,7 @@ func (s *stream) init(m *Matcher, dst io.Writer, remember func(v []byte) []byte,
 	s.rep.mem = mem
 	s.obs = obs
 	s.buf = make([]byte, 0, chunkSize+2*m.hold+2*m.hist)
+	s.lastEsc = -1
 	if m.lineDet != nil {
 		s.cands = append(s.cands, cand{start: 0, kw: -1, from: 0})
 	}
@@ -374,6 +376,9 @@ func (s *stream) feed(p []byte) {
 	i := len(s.buf)
 	s.buf = append(s.buf, p...)
 	s.pos = s.base + int64(len(s.buf))
+	if bytes.IndexByte(p, scan.Esc) >= 0 {
+		s.lastEsc = s.pos - int64(len(p)) + int64(bytes.LastIndexByte(p, scan.Esc))
+	}
 	ac := s.m.ac
 	st := s.st
 	s.pf.fill(ac, s.buf, i)
@@ -465,7 +470,10 @@ func (s *stream) evalCands() {
 		c.seen = end
 		lo := max(c.start-int64(lookBack(det)), 0)
 		s.curStart = c.start
-		pending, from := EvalDisplay(det, dwin, s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
+		// No display escape fed since the look-back's start: the window
+		// and the look-back are their own view (what EvalDisplay would
+		// find with a search of both).
+		pending, from := evalDisplay(det, dwin, s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s, s.lastEsc < lo)
 		if pending {
 			c.from = c.start + int64(from)
 			kept = append(kept, c)
