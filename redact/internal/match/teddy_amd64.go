@@ -51,5 +51,6 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.lo)-0]
 	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.hi)-128]
 	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.nibble)-256]
-	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.next)-288]
+	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.fold)-288]
+	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.next)-320]
 )
