@@ -182,6 +182,8 @@ type Matcher struct {
 	lits    *litSet   // the literals (see literal.go); nil: none
 	markers [][]byte  // by kind; a smaller kind wins a tie at the same start
 	lineDet Detector  // if set, also opened at stream offset 0 with kw 0
+	evals   []kwEval  // by index in kws: what evalCands needs of a keyword with a Detector
+	lineEv  kwEval    // the same for lineDet
 	hold    int       // most bytes ever held back, see Holdback
 	hist    int       // bytes kept before the scan position for verification and look-back
 	back    int       // the longest look-back of a Detector (see Backer)
@@ -234,7 +236,14 @@ func New(kws []Keyword, markers [][]byte, lineDet Detector) *Matcher {
 			m.back = max(m.back, lookBack(k.Det))
 		}
 	}
+	m.evals = make([]kwEval, len(kws))
+	for i, k := range kws {
+		if k.Det != nil {
+			m.evals[i] = newKwEval(k.Det, len(k.Text))
+		}
+	}
 	if lineDet != nil {
+		m.lineEv = newKwEval(lineDet, 0)
 		if w := RawWindow(lineDet.Window(0)); w > m.hold {
 			m.hold = w
 		}
@@ -275,6 +284,20 @@ func (m *Matcher) BuildVector() {
 	if m.lits != nil {
 		m.lits.ted.wait()
 	}
+}
+
+// kwEval is what evaluating a candidate needs of its keyword and Detector,
+// looked up once in New (the Detector's Window and Back are constants, as
+// the holdback they make is).
+type kwEval struct {
+	det   Detector
+	kwLen int
+	win   int // det.Window(kwLen)
+	back  int // lookBack(det)
+}
+
+func newKwEval(det Detector, kwLen int) kwEval {
+	return kwEval{det: det, kwLen: kwLen, win: det.Window(kwLen), back: lookBack(det)}
 }
 
 type cand struct {
@@ -447,15 +470,11 @@ func (s *stream) settle() {
 func (s *stream) evalCands() {
 	kept := s.cands[:0]
 	for _, c := range s.cands {
-		var det Detector
-		kwLen := 0
+		ev := &s.m.lineEv
 		if c.kw >= 0 {
-			det = s.m.kws[c.kw].Det
-			kwLen = len(s.m.kws[c.kw].Text)
-		} else {
-			det = s.m.lineDet
+			ev = &s.m.evals[c.kw]
 		}
-		dwin := det.Window(kwLen)
+		dwin := ev.win
 		win := int64(RawWindow(dwin)) // room for display escapes (display.go)
 		end := min(s.pos, c.start+win)
 		final := s.eof || c.start+win <= s.pos
@@ -468,12 +487,12 @@ func (s *stream) evalCands() {
 			continue
 		}
 		c.seen = end
-		lo := max(c.start-int64(lookBack(det)), 0)
+		lo := max(c.start-int64(ev.back), 0)
 		s.curStart = c.start
 		// No display escape fed since the look-back's start: the window
 		// and the look-back are their own view (what EvalDisplay would
 		// find with a search of both).
-		pending, from := evalDisplay(det, dwin, s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s, s.lastEsc < lo)
+		pending, from := evalDisplay(ev.det, dwin, s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], ev.kwLen, final, s, s.lastEsc < lo)
 		if pending {
 			c.from = c.start + int64(from)
 			kept = append(kept, c)
