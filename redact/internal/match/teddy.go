@@ -157,6 +157,9 @@ func newTeddy(kws [][]byte, exact []bool) *teddyTables {
 	// place for them (teddy_amd64.s).
 	add(bestF, true)
 	add(bestE, false)
+	if head == nil {
+		head = teddySet(nil) // no keywords: a set that accepts nothing
+	}
 	return head
 }
 

@@ -283,6 +283,9 @@ func TestTeddyFoldedSets(t *testing.T) {
 	if folded == 0 || exactAfter {
 		t.Fatalf("%d folded sets, an exact set after them: %v", folded, exactAfter)
 	}
+	if none := newTeddy(nil, nil); none == nil || teddyBlock(none, make([]byte, 64), 0) != 0 {
+		t.Fatal("no keywords: want a set of tables that accepts nothing")
+	}
 	r := rand.New(rand.NewSource(9))
 	for ki, k := range set.texts {
 		n := min(len(k), teddyLen)
