@@ -409,12 +409,16 @@ func (pf *prefilter) refine(a *automaton, b []byte, masks []uint32) {
 // next possible start finds every match the full machine would.
 func (a *automaton) scan(st int32, b []byte, i int, pf *prefilter) (int32, int) {
 	n := a.nclass
+	// left is where the machine last left the root state, a position
+	// where mayStart is true (skip returns no other), or -1: unknown.
+	left := -1
 	for i < len(b) {
 		if st == 0 {
 			i = a.skip(b, i, pf)
 			if i == len(b) {
 				return 0, i
 			}
+			left = i
 		}
 		st = a.delta[int(st)*n+int(a.class[b[i]])]
 		i++
@@ -424,7 +428,9 @@ func (a *automaton) scan(st int32, b []byte, i int, pf *prefilter) (int32, int) 
 		// Back to skipping as soon as none of the bytes the state stands
 		// for can begin a keyword after all (the filter tables look further
 		// ahead than the machine's first steps).
-		if d := int(a.depth[st]); d <= 4 && i < len(b) {
+		if d := int(a.depth[st]); d <= 4 && i < len(b) && i-d != left {
+			// (When the bytes the state stands for start where the
+			// machine left the root, mayStart is true there already.)
 			reset := true
 			for p := i - d; p < i; p++ {
 				if a.mayStart(b, p) {

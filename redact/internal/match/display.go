@@ -47,11 +47,18 @@ func RawWindow(win int) int { return max(win, min(win+DisplaySlack, displayWindo
 // span starts at the stream byte of its first view byte and ends after
 // that of its last.
 func EvalDisplay(d Detector, win int, w, pre []byte, kw int, final bool, sink SpanSink) (bool, int) {
+	return evalDisplay(d, win, w, pre, kw, final, sink, false)
+}
+
+// evalDisplay is EvalDisplay; clean tells that neither w nor pre holds an
+// ESC (the caller knows where the stream's last one is), which spares
+// looking for one.
+func evalDisplay(d Detector, win int, w, pre []byte, kw int, final bool, sink SpanSink, clean bool) (bool, int) {
 	if len(w) >= win {
-		if bytes.IndexByte(w[:win], scan.Esc) < 0 && bytes.IndexByte(pre, scan.Esc) < 0 {
+		if clean || bytes.IndexByte(w[:win], scan.Esc) < 0 && bytes.IndexByte(pre, scan.Esc) < 0 {
 			return d.Eval(w[:win], pre, kw, true, sink)
 		}
-	} else if bytes.IndexByte(w, scan.Esc) < 0 && bytes.IndexByte(pre, scan.Esc) < 0 {
+	} else if clean || bytes.IndexByte(w, scan.Esc) < 0 && bytes.IndexByte(pre, scan.Esc) < 0 {
 		return d.Eval(w, pre, kw, final, sink)
 	}
 	v := viewPool.Get().(*view)

@@ -182,6 +182,8 @@ type Matcher struct {
 	lits    *litSet   // the literals (see literal.go); nil: none
 	markers [][]byte  // by kind; a smaller kind wins a tie at the same start
 	lineDet Detector  // if set, also opened at stream offset 0 with kw 0
+	evals   []kwEval  // by index in kws: what evalCands needs of a keyword with a Detector
+	lineEv  kwEval    // the same for lineDet
 	hold    int       // most bytes ever held back, see Holdback
 	hist    int       // bytes kept before the scan position for verification and look-back
 	back    int       // the longest look-back of a Detector (see Backer)
@@ -234,7 +236,14 @@ func New(kws []Keyword, markers [][]byte, lineDet Detector) *Matcher {
 			m.back = max(m.back, lookBack(k.Det))
 		}
 	}
+	m.evals = make([]kwEval, len(kws))
+	for i, k := range kws {
+		if k.Det != nil {
+			m.evals[i] = newKwEval(k.Det, len(k.Text))
+		}
+	}
 	if lineDet != nil {
+		m.lineEv = newKwEval(lineDet, 0)
 		if w := RawWindow(lineDet.Window(0)); w > m.hold {
 			m.hold = w
 		}
@@ -277,6 +286,20 @@ func (m *Matcher) BuildVector() {
 	}
 }
 
+// kwEval is what evaluating a candidate needs of its keyword and Detector,
+// looked up once in New (the Detector's Window and Back are constants, as
+// the holdback they make is).
+type kwEval struct {
+	det   Detector
+	kwLen int
+	win   int // det.Window(kwLen)
+	back  int // lookBack(det)
+}
+
+func newKwEval(det Detector, kwLen int) kwEval {
+	return kwEval{det: det, kwLen: kwLen, win: det.Window(kwLen), back: lookBack(det)}
+}
+
 type cand struct {
 	start int64 // stream offset of the keyword
 	kw    int32 // index in Matcher.kws, or -1 for the line Detector at offset 0
@@ -314,6 +337,7 @@ type stream struct {
 	litMasks []uint32              // room for the vector prefilter's verdicts on literals
 	remember func(v []byte) []byte // the part of a decided span's value to remember (nil: none); nil: none at all
 	obs      Observer              // told of each run written as a marker; nil: none
+	lastEsc  int64                 // stream offset of the last display escape byte (scan.Esc) fed; -1: none
 	pend     []byte                // release's output while it is one piece (of buf or a marker)
 	joined   []byte                // release's output once it is more than one piece
 	eof      bool
@@ -341,6 +365,7 @@ func (s *stream) init(m *Matcher, dst io.Writer, remember func(v []byte) []byte,
 	s.rep.mem = mem
 	s.obs = obs
 	s.buf = make([]byte, 0, chunkSize+2*m.hold+2*m.hist)
+	s.lastEsc = -1
 	if m.lineDet != nil {
 		s.cands = append(s.cands, cand{start: 0, kw: -1, from: 0})
 	}
@@ -374,6 +399,9 @@ func (s *stream) feed(p []byte) {
 	i := len(s.buf)
 	s.buf = append(s.buf, p...)
 	s.pos = s.base + int64(len(s.buf))
+	if bytes.IndexByte(p, scan.Esc) >= 0 {
+		s.lastEsc = s.pos - int64(len(p)) + int64(bytes.LastIndexByte(p, scan.Esc))
+	}
 	ac := s.m.ac
 	st := s.st
 	s.pf.fill(ac, s.buf, i)
@@ -442,15 +470,11 @@ func (s *stream) settle() {
 func (s *stream) evalCands() {
 	kept := s.cands[:0]
 	for _, c := range s.cands {
-		var det Detector
-		kwLen := 0
+		ev := &s.m.lineEv
 		if c.kw >= 0 {
-			det = s.m.kws[c.kw].Det
-			kwLen = len(s.m.kws[c.kw].Text)
-		} else {
-			det = s.m.lineDet
+			ev = &s.m.evals[c.kw]
 		}
-		dwin := det.Window(kwLen)
+		dwin := ev.win
 		win := int64(RawWindow(dwin)) // room for display escapes (display.go)
 		end := min(s.pos, c.start+win)
 		final := s.eof || c.start+win <= s.pos
@@ -463,9 +487,12 @@ func (s *stream) evalCands() {
 			continue
 		}
 		c.seen = end
-		lo := max(c.start-int64(lookBack(det)), 0)
+		lo := max(c.start-int64(ev.back), 0)
 		s.curStart = c.start
-		pending, from := EvalDisplay(det, dwin, s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], kwLen, final, s)
+		// No display escape fed since the look-back's start: the window
+		// and the look-back are their own view (what EvalDisplay would
+		// find with a search of both).
+		pending, from := evalDisplay(ev.det, dwin, s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], ev.kwLen, final, s, s.lastEsc < lo)
 		if pending {
 			c.from = c.start + int64(from)
 			kept = append(kept, c)

@@ -11,10 +11,9 @@ import (
 // vector pass (where the CPU has one, see teddy_amd64.s) judges 32 or 64
 // positions at a time and discards those where no keyword can start. It is
 // the "Teddy" technique of Hyperscan (Intel) and of Rust's aho-corasick
-// crate: keywords are reduced to fingerprints of their first four bytes
-// (each ASCII case variant of a case-insensitive keyword its own), the
-// fingerprints are spread over eight buckets (or up to 32, in sets of eight,
-// one vector pass each, when there are many: see teddyPerTable), and for
+// crate: keywords are reduced to fingerprints of their first four bytes,
+// the fingerprints are spread over eight buckets (or up to 32, in sets of
+// eight, one vector pass each, when there are many: see teddyPerTable), and for
 // each fingerprint byte two 16-entry tables give, for the byte's low and for
 // its high nibble, the buckets that accept it; one byte shuffle looks up 32
 // (AVX2) or 64 (AVX-512) positions at once. A position survives if some
@@ -22,6 +21,18 @@ import (
 // where a keyword starts (a bucket accepts any mix of its fingerprints'
 // nibbles), so survivors still go through the checks of quadOK and mayStart
 // (see prefilter.refine), and a discarded position never starts a keyword.
+//
+// Exact and case-insensitive keywords have sets of tables of their own. A
+// case-insensitive keyword is one fingerprint, its bytes ORed with 0x20,
+// and its sets look the input up folded the same way (the high nibble ORed
+// with 2: a letter's lower case, and a few other bytes folded together,
+// which only lets more through). Each ASCII case variant its own
+// fingerprint, as before, made the catalogue's 81 case-insensitive
+// keywords 513 of 848 fingerprints, and a bucket holding "encr" and "ENCR"
+// accepts both halves of the alphabet at every byte: with folded sets (42
+// fingerprints, one set; 335 exact ones in three) 2.5% of the positions of
+// BenchmarkWriterPlainLog's log survive instead of 3.9%, 5.6% of
+// BenchmarkWriterNoSecrets's (keyword-dense) instead of 5.4%.
 
 // teddyLen is the number of leading keyword bytes in a fingerprint.
 const teddyLen = 4
@@ -30,13 +41,16 @@ const teddyLen = 4
 // lo[j] and hi[j] map a nibble to the set of buckets (one bit each) that
 // accept it, each 16-byte table written twice for the two 128-bit lanes of a
 // 256-bit shuffle (the 512-bit kernel broadcasts the first 16 bytes to its
-// four lanes); then the nibble mask 0x0f, 32 times. One set of tables
+// four lanes); then the nibble mask 0x0f, 32 times; then fold, which
+// tells a set of case-folded fingerprints (those come after all exact
+// ones: the vector code folds the input in place). One set of tables
 // holds eight buckets; more fingerprints than eight buckets can keep apart
 // get further sets in next, and a position survives if some set lets it
 // through (the union of their buckets).
 type teddyTables struct {
 	lo, hi [teddyLen][32]byte
 	nibble [32]byte
+	fold   [32]byte // 0x02 (32 times) in a set of case-folded fingerprints, else 0
 	next   *teddyTables
 }
 
@@ -44,7 +58,8 @@ type teddyTables struct {
 // holds before merging unlike ones lets most of a log's positions through:
 // every further teddyPerTable fingerprints get one more set of tables (one
 // more vector pass, eight byte shuffles per step), at most teddyMaxTables.
-// Measured with the catalogue's 359 keywords (695 four-byte fingerprints)
+// Measured with the catalogue's 359 keywords (695 four-byte fingerprints,
+// case variants included, before the case-folded sets)
 // on BenchmarkWriterPlainLog's log and on benchLog: four sets let 1.4% and
 // 3.2% of the positions through, three sets 5.6% and 7.1%, two 9.7% and
 // 11.5%; PlainLog ran at about 1.7 GB/s with three sets, 2.2 with four and
@@ -63,31 +78,88 @@ const (
 func newTeddy(kws [][]byte, exact []bool) *teddyTables {
 	// A fingerprint is packed little-endian in a uint64, its length in
 	// bits 32 and up.
-	var fps []uint64
+	var exactFps, foldFps []uint64
 	for ki, k := range kws {
 		n := min(len(k), teddyLen)
-		vs := []uint64{uint64(n) << 32}
+		fp := uint64(n) << 32
 		for j := 0; j < n; j++ {
-			var next []uint64
-			for _, v := range vs {
-				for _, c := range caseVariants(k[j], exact[ki]) {
-					next = append(next, v|uint64(c)<<(8*j))
+			c := k[j]
+			if !exact[ki] {
+				c |= 0x20
+			}
+			fp |= uint64(c) << (8 * j)
+		}
+		if exact[ki] {
+			exactFps = append(exactFps, fp)
+		} else {
+			foldFps = append(foldFps, fp)
+		}
+	}
+	slices.Sort(exactFps)
+	exactFps = slices.Compact(exactFps)
+	slices.Sort(foldFps)
+	foldFps = slices.Compact(foldFps)
+
+	// The sets are shared between the two kinds of fingerprints as the
+	// cost model prefers (the catalogue's: three sets of exact ones, one of
+	// folded ones). Fewer buckets of a kind are the greedy merge of more
+	// continued, so each kind is merged once, from the most buckets down.
+	sets := min(teddyMaxTables, max(1, (len(exactFps)+len(foldFps)+teddyPerTable-1)/teddyPerTable))
+	if len(exactFps) > 0 && len(foldFps) > 0 {
+		sets = max(sets, 2)
+	}
+	byKind := func(fps []uint64, fold bool) [][]teddyBucket {
+		out := make([][]teddyBucket, sets+1) // by number of sets
+		if len(fps) == 0 {
+			return out
+		}
+		bs := teddyGroups(fps)
+		for n := sets; n >= 1; n-- {
+			if len(bs) > 8*n {
+				bs = mergeBuckets(bs, 8*n, fold)
+			}
+			out[n] = slices.Clone(bs)
+		}
+		return out
+	}
+	exactBs, foldBs := byKind(exactFps, false), byKind(foldFps, true)
+	var bestE, bestF []teddyBucket
+	best := -1.0
+	for fs := 0; fs <= sets; fs++ {
+		es := sets - fs
+		if (fs == 0) != (len(foldFps) == 0) || (es == 0) != (len(exactFps) == 0) {
+			continue
+		}
+		c := 0.0
+		for _, b := range exactBs[es] {
+			c += b.cost(false)
+		}
+		for _, b := range foldBs[fs] {
+			c += b.cost(true)
+		}
+		if best < 0 || c < best {
+			best, bestE, bestF = c, exactBs[es], foldBs[fs]
+		}
+	}
+	var head *teddyTables
+	add := func(buckets []teddyBucket, fold bool) {
+		for i := (len(buckets) - 1) / 8 * 8; i >= 0; i -= 8 {
+			t := teddySet(buckets[i:min(i+8, len(buckets))])
+			if fold {
+				for k := range t.fold {
+					t.fold[k] = 0x02
 				}
 			}
-			vs = next
+			t.next = head
+			head = t
 		}
-		fps = append(fps, vs...)
 	}
-	slices.Sort(fps)
-	fps = slices.Compact(fps)
-
-	sets := min(teddyMaxTables, max(1, (len(fps)+teddyPerTable-1)/teddyPerTable))
-	buckets := teddyBuckets(fps, 8*sets)
-	var head *teddyTables
-	for i := (len(buckets) - 1) / 8 * 8; i >= 0; i -= 8 {
-		t := teddySet(buckets[i:min(i+8, len(buckets))])
-		t.next = head
-		head = t
+	// The folded sets last: the vector code folds the high nibbles in
+	// place for them (teddy_amd64.s).
+	add(bestF, true)
+	add(bestE, false)
+	if head == nil {
+		head = teddySet(nil) // no keywords: a set that accepts nothing
 	}
 	return head
 }
@@ -195,7 +267,7 @@ func teddyBlock(t *teddyTables, b []byte, off int) uint32 {
 			acc := byte(0xff)
 			for j := 0; j < teddyLen; j++ {
 				c := b[off+i+j]
-				acc &= t.lo[j][c&15] & t.hi[j][c>>4]
+				acc &= t.lo[j][c&15] & t.hi[j][c>>4|t.fold[0]]
 			}
 			if acc != 0 {
 				m |= 1 << i
@@ -236,13 +308,18 @@ func (b teddyBucket) union(o teddyBucket) teddyBucket {
 // cost estimates how often a position of ordinary text passes the bucket:
 // at each byte it accepts every byte whose two nibbles it accepts there, so
 // it admits more than its fingerprints.
-func (b teddyBucket) cost() float64 {
+func (b teddyBucket) cost(fold bool) float64 {
 	c := 1.0
 	sum := textLoSum()
 	for j := 0; j < teddyLen; j++ {
 		p := 0.0
 		lo := b.lo[j]
-		for hs := b.hi[j] & textHi; hs != 0; hs &= hs - 1 {
+		hs := b.hi[j]
+		if fold {
+			// The input's high nibble h is looked up as h|2.
+			hs |= hs & 0xcccc >> 2
+		}
+		for hs &= textHi; hs != 0; hs &= hs - 1 {
 			h := bits.TrailingZeros16(hs)
 			p += sum[h][0][byte(lo)] + sum[h][1][lo>>8]
 		}
@@ -251,24 +328,14 @@ func (b teddyBucket) cost() float64 {
 	return c
 }
 
-// teddyBuckets groups fps (packed, distinct) into at most n buckets:
-// fingerprints with the same first two bytes start together, then the two
-// groups whose union costs least over their separate costs merge until n
-// are left (agglomerative clustering under the cost model of textFreq).
-// Two bytes rather than one: a first byte that starts many keywords (s: sk_,
-// sdk-, secret, shpat_ ...) would put them all in one bucket that accepts
-// nearly every second and third byte.
-func teddyBuckets(fps []uint64, n int) []teddyBucket {
-	bs := teddyGroups(fps)
-	if len(bs) <= n {
-		return bs
-	}
-	return mergeBuckets(bs, n)
-}
-
 // teddyGroups puts the fingerprints fps (packed, distinct) with the same
 // first two bytes in one bucket each; a one-byte fingerprint is a bucket of
-// its own.
+// its own. mergeBuckets then merges the two groups whose union costs least
+// over their separate costs until as many are left as the tables hold
+// (agglomerative clustering under the cost model of textFreq). Two bytes
+// rather than one: a first byte that starts many keywords (s: sk_, sdk-,
+// secret, shpat_ ...) would put them all in one bucket that accepts nearly
+// every second and third byte.
 func teddyGroups(fps []uint64) []teddyBucket {
 	var bs []teddyBucket
 	group := map[uint64]int{} // first two bytes → index in bs
@@ -291,10 +358,10 @@ func teddyGroups(fps []uint64) []teddyBucket {
 // mergeBuckets merges the two buckets of bs whose union costs least over
 // their separate costs until n are left, and returns those (bs is
 // overwritten).
-func mergeBuckets(bs []teddyBucket, n int) []teddyBucket {
+func mergeBuckets(bs []teddyBucket, n int, fold bool) []teddyBucket {
 	cost := make([]float64, len(bs))
 	for i := range bs {
-		cost[i] = bs[i].cost()
+		cost[i] = bs[i].cost(fold)
 	}
 	// extra[i][j]: what merging i and j adds to the total cost; best[i]: the
 	// j that minimises it (-1: none left).
@@ -304,7 +371,7 @@ func mergeBuckets(bs []teddyBucket, n int) []teddyBucket {
 	}
 	for i := range bs {
 		for j := i + 1; j < len(bs); j++ {
-			e := bs[i].union(bs[j]).cost() - cost[i] - cost[j]
+			e := bs[i].union(bs[j]).cost(fold) - cost[i] - cost[j]
 			extra[i][j], extra[j][i] = e, e
 		}
 	}
@@ -333,11 +400,11 @@ func mergeBuckets(bs []teddyBucket, n int) []teddyBucket {
 		}
 		bj := best[bi]
 		bs[bi] = bs[bi].union(bs[bj])
-		cost[bi] = bs[bi].cost()
+		cost[bi] = bs[bi].cost(fold)
 		alive[bj] = false
 		for k := range bs {
 			if alive[k] && k != bi {
-				e := bs[bi].union(bs[k]).cost() - cost[bi] - cost[k]
+				e := bs[bi].union(bs[k]).cost(fold) - cost[bi] - cost[k]
 				extra[bi][k], extra[k][bi] = e, e
 			}
 		}

@@ -42,8 +42,8 @@ func teddyMasks256(t *teddyTables, b []byte, masks []uint32) (n int)
 func teddyMasks512(t *teddyTables, b []byte, masks []uint32) (n int)
 
 // teddy_amd64.s reads teddyTables at fixed offsets, for fingerprints of
-// four bytes: lo[j] at 32*j, hi[j] at 128+32*j, the nibble mask at 256 and
-// the next set at 288. Each line below fails to compile (an index out of
+// four bytes: lo[j] at 32*j, hi[j] at 128+32*j, the nibble mask at 256, the
+// fold at 288 and the next set at 320. Each line below fails to compile (an index out of
 // range, or a constant overflow) when the struct and the assembly disagree.
 var (
 	_ = [1]struct{}{}[teddyLen-4]
@@ -51,5 +51,6 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.lo)-0]
 	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.hi)-128]
 	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.nibble)-256]
-	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.next)-288]
+	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.fold)-288]
+	_ = [1]struct{}{}[unsafe.Offsetof(teddyTables{}.next)-320]
 )

@@ -4,7 +4,8 @@
 
 // The layout of teddyTables (teddy.go): lo[j] at 32*j and hi[j] at
 // 128+32*j for fingerprint bytes j = 0..3, each 16-byte table written twice;
-// the nibble mask at 256; next at 288 (teddy_amd64.go asserts each offset).
+// the nibble mask at 256; the fold (0x02 or 0, 32 times) at 288; next at
+// 320 (teddy_amd64.go asserts each offset).
 
 // func teddyMasks256(t *teddyTables, b []byte, masks []uint32) (n int)
 //
@@ -54,6 +55,17 @@ loop:
 	MOVQ AX, R10
 
 tables:
+	CMPB 288(R10), $0
+	JEQ exact
+	// A set of case-folded fingerprints (they come last): the high
+	// nibbles of the input folded to lower case, in place.
+	VMOVDQU 288(R10), Y8
+	VPOR Y8, Y1, Y1
+	VPOR Y8, Y3, Y3
+	VPOR Y8, Y5, Y5
+	VPOR Y8, Y7, Y7
+
+exact:
 	VMOVDQU 0(R10), Y8
 	VPSHUFB Y0, Y8, Y8
 	VMOVDQU 128(R10), Y9
@@ -82,7 +94,7 @@ tables:
 	VPAND Y8, Y10, Y10
 
 	VPOR Y10, Y15, Y15
-	MOVQ 288(R10), R10
+	MOVQ 320(R10), R10
 	TESTQ R10, R10
 	JNZ tables
 
@@ -146,6 +158,15 @@ loop512:
 	MOVQ AX, R10
 
 tables512:
+	CMPB 288(R10), $0
+	JEQ exact512
+	VBROADCASTI32X4 288(R10), Z8
+	VPORQ Z8, Z1, Z1
+	VPORQ Z8, Z3, Z3
+	VPORQ Z8, Z5, Z5
+	VPORQ Z8, Z7, Z7
+
+exact512:
 	VBROADCASTI32X4 0(R10), Z8
 	VPSHUFB Z0, Z8, Z8
 	VBROADCASTI32X4 128(R10), Z9
@@ -171,7 +192,7 @@ tables512:
 	VPTERNLOGQ $0x80, Z8, Z9, Z10
 
 	VPORQ Z10, Z15, Z15
-	MOVQ 288(R10), R10
+	MOVQ 320(R10), R10
 	TESTQ R10, R10
 	JNZ tables512
 

@@ -256,3 +256,61 @@ func TestSkipFromList(t *testing.T) {
 		}
 	}
 }
+
+// TestTeddyFoldedSets: the case-insensitive keywords get sets of tables of
+// their own, one fingerprint each, looked up with the input folded to
+// lower case; those sets come after the exact ones (the vector code folds
+// the input in place when it reaches the first). Every keyword, in every
+// mix of cases of its first bytes and at every offset of a block,
+// survives the portable filter and the vector one.
+func TestTeddyFoldedSets(t *testing.T) {
+	set := loadKeywords("catalogue")
+	tt := newTeddy(set.texts, set.exact)
+	folded, exactAfter := 0, false
+	for s := tt; s != nil; s = s.next {
+		switch s.fold {
+		case [32]byte{}:
+			exactAfter = exactAfter || folded > 0
+		default:
+			folded++
+			for _, c := range s.fold {
+				if c != 0x02 {
+					t.Fatalf("fold byte %#x", c)
+				}
+			}
+		}
+	}
+	if folded == 0 || exactAfter {
+		t.Fatalf("%d folded sets, an exact set after them: %v", folded, exactAfter)
+	}
+	if none := newTeddy(nil, nil); none == nil || teddyBlock(none, make([]byte, 64), 0) != 0 {
+		t.Fatal("no keywords: want a set of tables that accepts nothing")
+	}
+	r := rand.New(rand.NewSource(9))
+	for ki, k := range set.texts {
+		n := min(len(k), teddyLen)
+		for mix := 0; mix < 1<<n; mix++ {
+			if set.exact[ki] && mix > 0 {
+				break
+			}
+			b := make([]byte, 64+len(k)+35)
+			for i := range b {
+				b[i] = byte(r.Intn(256))
+			}
+			at := r.Intn(64)
+			copy(b[at:], k)
+			for j := 0; j < n; j++ {
+				if vs := caseVariants(k[j], set.exact[ki]); mix&(1<<j) != 0 && len(vs) > 1 {
+					b[at+j] = vs[1]
+				}
+			}
+			blk := at &^ 31
+			if teddyBlock(tt, b, blk)&(1<<(at&31)) == 0 {
+				t.Fatalf("keyword %q as %q at %d filtered out", k, b[at:at+n], at)
+			}
+			if haveTeddy {
+				checkTeddyMasks(t, tt, b, 8) // each vector kernel, the same masks
+			}
+		}
+	}
+}
