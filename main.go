@@ -37,8 +37,12 @@ func main() {
 	}
 	// Signals to forward are caught from process start (package sigcatch's
 	// init); Catch waits for that catch, and a test binary that released
-	// them to run a helper catches them again here.
-	sigcatch.Catch()
+	// them to run a helper catches them again here. With --help,
+	// --version or a verb first, nothing is caught (sigcatch.NotRunArgs);
+	// a run catches before it starts all the same (capwrap).
+	if !sigcatch.Skipped() {
+		sigcatch.Catch()
+	}
 	os.Exit(exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)))
 }
 
@@ -115,6 +119,7 @@ func capwrap(args []string, std stdio, sup *job.Supervisor) (int, syscall.Signal
 		e := &env{stdout: std.out, stderr: std.err, getenv: os.Getenv, d: d, global: &o}
 		err = runVerb(e, rest[0], rest[1:])
 	default:
+		sigcatch.Catch() // at once when already caught (see main)
 		err = runCommand(&o, args, std, sup)
 	}
 	return exitStatus(err, d)

@@ -595,3 +595,26 @@ func cmdTmpfs(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Defer(func() { exec.Command("umount", "-l", dir).Run() })
 }
+
+// TestNotRunArgs checks sigcatch.NotRunArgs, the first arguments with which
+// sigcatch's init catches nothing, against the command line: every verb
+// and --help, -h, --version are there (their round trips are not paid),
+// and nothing else is (a run must be caught from its first moment).
+func TestNotRunArgs(t *testing.T) {
+	want := map[string]bool{"--help": true, "-h": true, "--version": true}
+	for _, v := range verbs {
+		want[v] = true
+	}
+	got := map[string]bool{}
+	for _, a := range sigcatch.NotRunArgs {
+		got[a] = true
+		if !want[a] {
+			t.Errorf("sigcatch.NotRunArgs has %q, which can start a run", a)
+		}
+	}
+	for a := range want {
+		if !got[a] {
+			t.Errorf("sigcatch.NotRunArgs lacks %q", a)
+		}
+	}
+}

@@ -82,11 +82,44 @@ func init() {
 		close(started)
 		return
 	}
+	if len(os.Args) > 1 && notRun(os.Args[1]) {
+		// Not a run: nothing to forward, so nothing is caught (the
+		// default actions stay), and the round trips are not paid.
+		skipped = true
+		close(started)
+		return
+	}
 	go func() {
 		defer close(started)
 		catch()
 	}()
 }
+
+// NotRunArgs are the first arguments of a capwrap that runs no command
+// (SPEC §1, §8): --help, -h, --version and the verbs, which forward
+// nothing (a verb releases what was caught). With one of them first, init
+// catches nothing: os/signal enables each signal with a round trip to a
+// thread of the runtime's own, and stops it with another. Package main
+// checks that its verbs are all listed.
+var NotRunArgs = []string{"--help", "-h", "--version", "list", "show", "read", "export", "prune", "wait", "stop", "help"}
+
+// notRun reports whether arg, first on the command line, is one of
+// NotRunArgs.
+func notRun(arg string) bool {
+	for _, a := range NotRunArgs {
+		if arg == a {
+			return true
+		}
+	}
+	return false
+}
+
+// skipped is set by init when the first argument is one of NotRunArgs.
+var skipped bool
+
+// Skipped reports whether init caught nothing because the first argument
+// is one of NotRunArgs; Catch still catches when called.
+func Skipped() bool { return skipped }
 
 // watchdogArg is wrap.WatchdogArg, the first argument of the watchdog's
 // helper (this package imports no other of capwrap's).
