@@ -128,7 +128,7 @@ var catalogue = []catalogueEntry{
 		}},
 	{kind: "secret", keywords: []string{"secret"}, det: assign("secret", 8, false, false, false)},
 	{kind: "token", keywords: []string{"token"}, det: func(k func(string) int32) match.Detector {
-		return &assignDet{kind: k("token"), minLen: 8, notAfter: nonSecretPrefix}
+		return &assignDet{kind: k("token"), minLen: 8, notAfter: nonSecretPrefixSet}
 	}},
 	{kind: "api-key", keywords: []string{"api_key", "api-key", "apikey"}, det: assign("api-key", 8, false, false, false)},
 	{kind: "credential", keywords: []string{"credential", "credentials", "creds"}, det: assign("credential", 8, false, true, false)},
@@ -143,7 +143,7 @@ var catalogue = []catalogueEntry{
 	// Any other name that ends in the word "key", with a random-looking
 	// value (keyname.go; gitleaks' generic-api-key rule).
 	{kind: "key", keywords: genericKeyKeywords, det: func(k func(string) int32) match.Detector {
-		return &lastByteKw{&assignDet{kind: k("key"), minLen: 8, word: true, whole: true, notAfter: notSecretKeyPrefix, randomOnly: true}}
+		return &lastByteKw{&assignDet{kind: k("key"), minLen: 8, word: true, whole: true, notAfter: notSecretKeyPrefixSet, randomOnly: true}}
 	}},
 	// Every value of a Kubernetes Secret's data and stringData maps
 	// (k8ssecret.go).

@@ -24,6 +24,9 @@ import (
 // (keyboard, keys, keyword) are no candidates at all.
 var genericKeyKeywords = []string{"key=", "key:", "key\"", "key'", "key ", "key\t", "key\\", "key>", "key%", "key&"}
 
+// notSecretKeyPrefixSet is notSecretKeyPrefix as lastWordIn looks it up.
+var notSecretKeyPrefixSet = newWordSet(notSecretKeyPrefix)
+
 // notSecretKeyPrefix are the words that, right before "key", name a key
 // that is no credential: database and cache keys, public keys, keys of a
 // map, a GPG key id to receive.

@@ -2,6 +2,7 @@ package match
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand"
 	"testing"
 
@@ -312,5 +313,55 @@ func TestTeddyFoldedSets(t *testing.T) {
 				checkTeddyMasks(t, tt, b, 8) // each vector kernel, the same masks
 			}
 		}
+	}
+}
+
+// TestStartBitIsMayStart: startBit, the branch-free mayStart that refine
+// runs on the survivors of whole blocks, answers as mayStart does, on the
+// catalogue's keywords (their first bytes in any case where it does not
+// matter), on the
+// prefixes that pass the three-byte table only, and on random bytes.
+func TestStartBitIsMayStart(t *testing.T) {
+	ac := teddyMatchers()["catalogue"].ac
+	r := rand.New(rand.NewSource(4))
+	var inputs [][]byte
+	for ki, k := range ac.kws {
+		for range 4 {
+			b := make([]byte, 8)
+			for i := range b {
+				b[i] = byte(r.Intn(256))
+			}
+			for j := 0; j < len(k) && j < len(b); j++ {
+				c := k[j]
+				if vs := caseVariants(c, ac.exact[ki]); len(vs) > 1 {
+					c = vs[r.Intn(len(vs))]
+				}
+				b[j] = c
+			}
+			inputs = append(inputs, b)
+			c := bytes.Clone(b)
+			c[3+r.Intn(2)] ^= byte(1 + r.Intn(255)) // the first three bytes of a keyword, not its fourth or fifth
+			inputs = append(inputs, c)
+		}
+	}
+	for range 20000 {
+		b := make([]byte, 8)
+		for i := range b {
+			b[i] = byte('0' + r.Intn(75))
+		}
+		inputs = append(inputs, b)
+	}
+	yes := 0
+	for _, b := range inputs {
+		want := ac.mayStart(b, 0)
+		if got := ac.startBit(binary.LittleEndian.Uint64(b)) == 1; got != want {
+			t.Fatalf("startBit(%q) = %v, mayStart = %v", b, got, want)
+		}
+		if want {
+			yes++
+		}
+	}
+	if yes < 4*len(ac.kws) || yes == len(inputs) {
+		t.Fatalf("mayStart true for %d of %d inputs", yes, len(inputs))
 	}
 }
