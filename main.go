@@ -31,13 +31,13 @@ var version = ""
 func main() {
 	if len(os.Args) > 2 && os.Args[1] == wrap.WatchdogArg {
 		// The watchdog's helper proper ignores these signals (its pipe
-		// alone tells it when to act) and acts as soon as it has started:
-		// it does not wait for sigcatch's catch.
+		// alone tells it when to act); sigcatch's init caught nothing
+		// for it.
 		os.Exit(wrap.WatchdogMain(os.Stdin, os.Args[2:]))
 	}
 	// Signals to forward are caught from process start (package sigcatch's
-	// init); Catch waits for that catch, and a test binary that released
-	// them to run a helper catches them again here. With --help,
+	// init); a test binary that released them to run a helper catches
+	// them again here. With --help,
 	// --version or a verb first, nothing is caught (sigcatch.NotRunArgs);
 	// a run catches before it starts all the same (capwrap).
 	if !sigcatch.Skipped() {

@@ -618,3 +618,12 @@ func TestNotRunArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchdogArgSame: the helper that sigcatch's init leaves alone is the
+// one wrap starts (sigcatch imports none of capwrap's packages, so it
+// keeps a copy of the name).
+func TestWatchdogArgSame(t *testing.T) {
+	if sigcatch.WatchdogArg != wrap.WatchdogArg {
+		t.Fatalf("sigcatch.WatchdogArg %q, wrap.WatchdogArg %q", sigcatch.WatchdogArg, wrap.WatchdogArg)
+	}
+}

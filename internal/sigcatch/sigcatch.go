@@ -8,13 +8,14 @@
 // Catching starts in this package's init. Go initializes the packages of a
 // program in import-path order as soon as their own imports are ready, and
 // this one needs only os/signal: it runs before the other packages do. The
-// catch itself is made in a goroutine the init starts: os/signal enables
-// each signal with a round trip to a thread of the runtime's own, about
-// 0.2 ms each on an idle 2-core machine and several on a busy one (issue
-// 28), which the rest of the start-up need not wait for. Catch, which main
-// calls first, waits for it: nothing a run does (a directory made, a
-// helper or a command started) comes before signals are caught. It knows
-// nothing of processes or files.
+// catch is made in init itself, not in a goroutine it starts: os/signal
+// enables each signal with a round trip to a thread of the runtime's own
+// (about 0.2 ms each on an idle 2-core machine), and overlapping those
+// with the other packages' init (tried in issue 28) left a signal that
+// came during that init to its default action, which kills capwrap before
+// it has caught anything (TestStartupSignalStress counts from this init).
+// A capwrap that runs no command (NotRunArgs) and the watchdog's helper
+// catch nothing and pay nothing. It knows nothing of processes or files.
 //
 // A program that is not a run (a verb, a test binary) calls Release, which
 // stops catching and re-raises what was caught meanwhile, so that those keep
@@ -72,27 +73,21 @@ var (
 	mu       sync.Mutex
 	ch       = make(chan os.Signal, 32)
 	catching bool
-	started  = make(chan struct{}) // closed once init's catch is made
 )
 
 func init() {
-	if len(os.Args) > 1 && os.Args[1] == watchdogArg {
+	if len(os.Args) > 1 && os.Args[1] == WatchdogArg {
 		// The watchdog's helper ignores these signals instead: catching
 		// them first would only cost its start-up (see wrap.WatchdogArg).
-		close(started)
 		return
 	}
 	if len(os.Args) > 1 && notRun(os.Args[1]) {
 		// Not a run: nothing to forward, so nothing is caught (the
 		// default actions stay), and the round trips are not paid.
 		skipped = true
-		close(started)
 		return
 	}
-	go func() {
-		defer close(started)
-		catch()
-	}()
+	Catch()
 }
 
 // NotRunArgs are the first arguments of a capwrap that runs no command
@@ -121,22 +116,17 @@ var skipped bool
 // is one of NotRunArgs; Catch still catches when called.
 func Skipped() bool { return skipped }
 
-// watchdogArg is wrap.WatchdogArg, the first argument of the watchdog's
-// helper (this package imports no other of capwrap's).
-const watchdogArg = "__capwrap-watchdog"
+// WatchdogArg is wrap.WatchdogArg, the first argument of the watchdog's
+// helper, which catches nothing (this package imports no other of
+// capwrap's; the root package's TestWatchdogArgSame holds the two equal).
+const WatchdogArg = "__capwrap-watchdog"
 
 // Catch starts catching the Forwarded signals that were not ignored at
 // start on the channel C returns, and ignores SIGQUIT when it counts as
-// ignored at start; when it returns they are caught. It is idempotent. A command spawned afterwards gets the
-// default action of what is caught (exec resets it) and keeps what is
-// ignored.
+// ignored at start; when it returns they are caught. It is idempotent. A
+// command spawned afterwards gets the default action of what is caught
+// (exec resets it) and keeps what is ignored.
 func Catch() {
-	<-started
-	catch()
-}
-
-// catch is Catch once init's own catch is made (or being made, by init).
-func catch() {
 	mu.Lock()
 	defer mu.Unlock()
 	if catching {
@@ -155,8 +145,7 @@ func catch() {
 	signal.Notify(ch, sigs...)
 }
 
-// C is the channel the caught signals arrive on, from process start on
-// (once Catch has returned: see the package's doc),
+// C is the channel the caught signals arrive on, from process start on,
 // buffered (32 signals; a signal that finds it full is dropped, as a
 // pending signal of the same kind is by the kernel). One reader at a time.
 func C() <-chan os.Signal { return ch }
@@ -166,7 +155,6 @@ func C() <-chan os.Signal { return ch }
 // a run (a verb, a test binary) behaves as if nothing had been caught.
 // SIGWINCH is dropped. Catch starts catching again.
 func Release() {
-	<-started
 	mu.Lock()
 	defer mu.Unlock()
 	if !catching {

@@ -8,8 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/capwrap/capwrap/wrap"
 )
 
 // The cases run in a child process (this test binary again, with
@@ -122,12 +120,5 @@ func TestIgnoredAtStart(t *testing.T) {
 	cmd.Env = append(os.Environ(), "SIGCATCH_IGNORED=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
-	}
-}
-
-// TestWatchdogArg: the helper that catches nothing is the one wrap starts.
-func TestWatchdogArg(t *testing.T) {
-	if watchdogArg != wrap.WatchdogArg {
-		t.Fatalf("watchdogArg %q, wrap.WatchdogArg %q", watchdogArg, wrap.WatchdogArg)
 	}
 }
