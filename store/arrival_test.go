@@ -26,6 +26,17 @@ func newTestCapture(t *testing.T) (*Dir, *Capture) {
 	return d, c
 }
 
+// newTestArrival is newTestCapture with the capture's arrival index.
+func newTestArrival(t *testing.T) (*Dir, *Capture, *Arrival) {
+	t.Helper()
+	d, c := newTestCapture(t)
+	a, err := c.Arrival(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, c, a
+}
+
 func readArrival(t *testing.T, d *Dir, id string) ([]ArrivalRecord, bool) {
 	t.Helper()
 	ar, err := d.OpenArrival(id)
@@ -47,11 +58,7 @@ func readArrival(t *testing.T, d *Dir, id string) ([]ArrivalRecord, bool) {
 }
 
 func TestArrivalIndex(t *testing.T) {
-	d, c := newTestCapture(t)
-	a, err := c.Arrival(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, c, a := newTestArrival(t)
 	out, errw := a.Writer(Stdout), a.Writer(Stderr)
 	out.Write([]byte("abc"))
 	out.Write([]byte("de")) // same stream, same second: extends the record
@@ -89,11 +96,7 @@ func TestArrivalIndex(t *testing.T) {
 // TestArrivalIndexFull: the index stops at MaxArrivalRecords with an end
 // mark, whatever the number of chunks; a nil *Arrival does nothing.
 func TestArrivalIndexFull(t *testing.T) {
-	d, c := newTestCapture(t)
-	a, err := c.Arrival(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, c, a := newTestArrival(t)
 	out, errw := a.Writer(Stdout), a.Writer(Stderr)
 	for range MaxArrivalRecords/2 + 100 {
 		out.Write([]byte("o"))

@@ -82,11 +82,7 @@ func TestHoldFullQueue(t *testing.T) {
 // TestHoldNeverReleased: what a Hold keeps is written when the stream
 // closes, for the file and the arrival index.
 func TestHoldNeverReleased(t *testing.T) {
-	d, c := newTestCapture(t)
-	a, err := c.Arrival(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, c, a := newTestArrival(t)
 	w := c.Stream(Stdout)
 	w.Hold()
 	a.Hold()
@@ -109,11 +105,7 @@ func TestHoldNeverReleased(t *testing.T) {
 // TestArrivalHold: records noted during a Hold are written after the last
 // Release (Holds nest), and grow as without it.
 func TestArrivalHold(t *testing.T) {
-	d, c := newTestCapture(t)
-	a, err := c.Arrival(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, c, a := newTestArrival(t)
 	out, errw := a.Writer(Stdout), a.Writer(Stderr)
 	a.Hold()
 	out.Write([]byte("abc"))
