@@ -6,7 +6,6 @@
 package receipt
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -373,15 +372,16 @@ const FooterBound = 400
 // sha256, timestamps and per-stream redaction counts are left to
 // receipt.json. A failing run's footer with both streams cut is under 400
 // bytes when dir is (the tool-outputs directory's path is the one part of
-// it whose length capwrap does not choose).
+// it whose length capwrap does not choose). The JSON is written by hand
+// (footerjson.go), so the error is always nil.
 func (r *Receipt) Footer(compact bool) ([]byte, error) {
 	var s *shortFooter
-	b, err := r.fit(compact, &s)
-	if err != nil || compact || s == nil || r.Descendants == nil {
-		return b, err
+	b := r.fit(compact, &s)
+	if compact || s == nil || r.Descendants == nil {
+		return b, nil
 	}
 	s.Descendants = &shortDescendants{Count: r.Descendants.Count, Action: r.Descendants.Action}
-	if with, err := encodeFooter(s); err == nil && len(with) < FooterBound {
+	if with := encodeFooter(s); len(with) < FooterBound {
 		return with, nil
 	}
 	return b, nil
@@ -389,7 +389,7 @@ func (r *Receipt) Footer(compact bool) ([]byte, error) {
 
 // fit is Footer's algorithm without descendants; *out is set to the
 // short footer it encoded.
-func (r *Receipt) fit(compact bool, out **shortFooter) ([]byte, error) {
+func (r *Receipt) fit(compact bool, out **shortFooter) []byte {
 	if compact {
 		var f compactFooter
 		f.ExitStatus = r.ExitStatus
@@ -399,17 +399,17 @@ func (r *Receipt) fit(compact bool, out **shortFooter) ([]byte, error) {
 	}
 	s := r.short()
 	*out = s
-	b, err := encodeFooter(s)
-	if err != nil || len(b) < FooterBound || s.Streams == nil {
-		return b, err
+	b := encodeFooter(s)
+	if len(b) < FooterBound || s.Streams == nil {
+		return b
 	}
 	for _, ss := range []*shortStream{s.Streams.Stdout, s.Streams.Stderr} {
 		if ss != nil && ss.Preview != nil {
 			ss.Preview.OmittedBytes, ss.Preview.OmittedLines = nil, nil
 		}
 	}
-	if b, err = encodeFooter(s); err != nil || len(b) < FooterBound {
-		return b, err
+	if b = encodeFooter(s); len(b) < FooterBound {
+		return b
 	}
 	// Still too long: the capture's state and reason say bytes were
 	// lost; how many is receipt.json's.
@@ -418,8 +418,8 @@ func (r *Receipt) fit(compact bool, out **shortFooter) ([]byte, error) {
 			ss.Accounting = nil
 		}
 	}
-	if b, err = encodeFooter(s); err != nil || len(b) < FooterBound {
-		return b, err
+	if b = encodeFooter(s); len(b) < FooterBound {
+		return b
 	}
 	// The redaction count too (the preview's markers show what was
 	// masked); then, for a partial capture of two cut streams, the
@@ -428,8 +428,8 @@ func (r *Receipt) fit(compact bool, out **shortFooter) ([]byte, error) {
 	// (a long process reason) keeps them.
 	if s.Redaction != nil && s.Redaction.Enabled == nil {
 		s.Redaction = nil
-		if b, err = encodeFooter(s); err != nil || len(b) < FooterBound {
-			return b, err
+		if b = encodeFooter(s); len(b) < FooterBound {
+			return b
 		}
 	}
 	long := b
@@ -438,22 +438,17 @@ func (r *Receipt) fit(compact bool, out **shortFooter) ([]byte, error) {
 			ss.CommittedBytes = nil
 		}
 	}
-	if b, err = encodeFooter(s); err != nil || len(b) < FooterBound {
-		return b, err
+	if b = encodeFooter(s); len(b) < FooterBound {
+		return b
 	}
-	return long, nil
+	return long
 }
 
-// encodeFooter is "capwrap-receipt " and v's JSON on one line.
-func encodeFooter(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(FooterPrefix)
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+// encodeFooter is "capwrap-receipt " and v's JSON on one line, line end
+// included (see footerjson.go).
+func encodeFooter(v interface{ appendJSON([]byte) []byte }) []byte {
+	b := append(make([]byte, 0, 256), FooterPrefix...)
+	return append(v.appendJSON(b), '\n')
 }
 
 // short is the receipt's short footer.
