@@ -68,9 +68,9 @@ func StartWatchdog(killAfter time.Duration) (*Watchdog, error) {
 		return nil, err
 	}
 	defer r.Close()
-	cmd, err := startHelper(shellCmd(exe, killAfter, r))
+	pid, err := startHelper(shellCmd(exe, killAfter, r))
 	if err != nil {
-		cmd, err = startHelper(&exec.Cmd{
+		pid, err = startHelper(&exec.Cmd{
 			Path:        exe,
 			Args:        []string{"capwrap", WatchdogArg, killAfter.String()},
 			Stdin:       r,
@@ -81,25 +81,32 @@ func StartWatchdog(killAfter time.Duration) (*Watchdog, error) {
 		w.Close()
 		return nil, err
 	}
-	pid := cmd.Process.Pid
-	go func() { cmd.Wait(); disown(pid) }() // reaped when it ends, whenever that is
+	go func() { // reaped when it ends, whenever that is
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		disown(pid)
+	}()
 	return &Watchdog{w: w, pid: pid}, nil
 }
 
-// startHelper starts the helper's command, owned (its status is cmd.Wait's,
-// not reapOrphans'). It closes the command's ExtraFiles, which are
-// capwrap's own copies.
-func startHelper(cmd *exec.Cmd) (*exec.Cmd, error) {
+// startHelper starts the helper's command (startCmd), owned (its status
+// is StartWatchdog's wait's, not reapOrphans'), and returns its PID. It
+// closes the command's ExtraFiles, which are capwrap's own copies.
+func startHelper(cmd *exec.Cmd) (int, error) {
 	spawnMu.Lock()
-	err := cmd.Start()
+	pid, err := startCmd(cmd)
 	if err == nil {
-		own(cmd.Process.Pid)
+		own(pid)
 	}
 	spawnMu.Unlock()
 	for _, f := range cmd.ExtraFiles {
 		f.Close()
 	}
-	return cmd, err
+	return pid, err
 }
 
 // shellStage is the helper's first stage, run by /bin/sh as

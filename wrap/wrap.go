@@ -265,8 +265,7 @@ type stream struct {
 // Result, what the steps set up.
 type child struct {
 	cfg   Config
-	res   Result // being built; Run returns it
-	cmd   *exec.Cmd
+	res   Result           // being built; Run returns it
 	pid   int              // the child's PID and process group ID; 0 until it runs
 	mark  string           // NAME=VALUE of Config.StdoutMark in the child's environment; "" without
 	reap  *time.Ticker     // orphanReap, where capwrap is a subreaper
@@ -411,9 +410,9 @@ func (c *child) start() error {
 	// none is lost around the spawn; caught signals revert to their
 	// default in the child at exec, ignored ones stay ignored.
 	spawnMu.Lock()
-	err := cmd.Start()
+	pid, err := startCmd(cmd)
 	if err == nil {
-		own(cmd.Process.Pid)
+		own(pid)
 	}
 	spawnMu.Unlock()
 	for _, s := range streams {
@@ -425,7 +424,7 @@ func (c *child) start() error {
 		}
 		return err
 	}
-	c.cmd, c.streams, c.pid = cmd, streams, cmd.Process.Pid
+	c.streams, c.pid = streams, pid
 	c.res.PID = c.pid
 	if wd := c.cfg.Watchdog; wd != nil {
 		_ = wd.arm(c.pid) // a helper gone already can do nothing either way
@@ -523,7 +522,6 @@ func (c *child) supervise() {
 			if !ws.Stopped() {
 				c.cfg.Watchdog.exited(c.cfg.LeaveDescendants) // should capwrap die while draining, the command did not end with it
 				c.ws = ws
-				c.cmd.Process.Release()
 				if c.jobControl() {
 					c.keys.stop(c.cfg.TTY)
 					c.reclaimForeground()
