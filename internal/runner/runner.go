@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,7 +35,7 @@ const liveReceiptDelay = 25 * time.Millisecond
 // outcome. Diagnostics go to cfg.Diag; main exits with o.ExitStatus(),
 // after re-raising o.Reraise() when that is not 0.
 func Run(cfg Config) *Outcome {
-	defer catchWriteSignals()()
+	catchWriteSignals()
 	if cfg.PassThrough {
 		return passThrough(cfg)
 	}
@@ -88,16 +89,18 @@ type run struct {
 // catchWriteSignals makes a closed stdout give EPIPE instead of killing
 // capwrap (SPEC §2), and a file-size limit give EFBIG (SPEC §4). Catching,
 // not ignoring, keeps the child's own dispositions at their defaults. It
-// returns the function that stops catching.
-func catchWriteSignals() (stop func()) {
+// catches from the first run on, for the rest of the process: each change
+// of what is caught is a round trip to the Go runtime's signal-mask
+// thread, a thread switch or two on the path of every run, and a process
+// whose run has returned only prints and exits.
+var catchWriteSignals = sync.OnceFunc(func() {
 	c := make(chan os.Signal, 8)
 	signal.Notify(c, syscall.SIGPIPE, syscall.SIGXFSZ)
 	go func() {
 		for range c {
 		}
 	}()
-	return func() { signal.Stop(c) }
-}
+})
 
 // prepare checks everything that can refuse the run, before the command
 // starts and before anything is created (SPEC §3: exit 125), and builds
