@@ -26,12 +26,12 @@ func startCmd(cmd *exec.Cmd) (int, error) {
 	if cmd.Path == "" {
 		return 0, errors.New("exec: no command")
 	}
-	env := cmd.Environ()
-	for _, kv := range env {
+	for _, kv := range cmd.Env { // Environ leaves such an entry out
 		if strings.IndexByte(kv, 0) >= 0 {
 			return 0, errors.New("exec: environment variable contains NUL")
 		}
 	}
+	env := cmd.Environ()
 	var nulls [2]*os.File // /dev/null for reading, for writing; opened at need
 	defer func() {
 		for _, f := range nulls {
