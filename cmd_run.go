@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -340,13 +339,11 @@ func shellQuoteSyntax(w string) string {
 // isCapwrap reports whether name, a command to run, is capwrap: a program
 // named capwrap, as given or as found through PATH. (Not "the same file as
 // this program": one binary may serve under several names, as this one's
-// tests do.)
+// tests do.) The name's last element tells both: what PATH finds for a
+// bare name is DIR/name, so there is nothing to look up (a lookup cost
+// every run a stat of each PATH directory, made again by the spawn).
 func isCapwrap(name string) bool {
-	if filepath.Base(name) == "capwrap" {
-		return true
-	}
-	path, err := exec.LookPath(name)
-	return err == nil && filepath.Base(path) == "capwrap"
+	return filepath.Base(name) == "capwrap"
 }
 
 // nested makes cfg, the run of a capwrap that this capwrap was asked to run
