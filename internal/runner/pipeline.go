@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/capwrap/capwrap/internal/guard"
@@ -12,9 +13,9 @@ import (
 )
 
 // sink is one stream's entry stage: the redactor, or a pass-through when
-// redaction is off, in front of dst. The redaction policy may still be
-// compiling when the command starts; the first Write (or Close) waits for
-// it, so compiling overlaps with the spawn. Should the policy fail, the sink
+// redaction is off, in front of dst. The redaction policy is compiled when
+// first needed (lazyPolicy): the first Write or Stage waits for it, and a
+// stream that gets no byte needs none. Should the policy fail, the sink
 // writes nothing (fail closed) and the run reports the error.
 //
 // In tee mode live is the stream's live copy: when the redactor holds back
@@ -30,6 +31,7 @@ type sink struct {
 	live  *liveWriter    // tee mode's live copy, also in dst; nil otherwise
 	file  *lazyStream    // the capture's writer, also in dst; held for each step (nil: none)
 	once  sync.Once
+	begun atomic.Bool    // init has run: a Write or Stage came
 	w     io.Writer      // dst, the redactor or io.Discard; set by init
 	r     *redact.Writer // the redactor, nil without one
 
@@ -47,8 +49,11 @@ type sink struct {
 // several writes is decided first.
 const tentativeDelay = 20 * time.Millisecond
 
+// init makes the sink's writer, waiting for the policy; the first Write or
+// Stage calls it.
 func (s *sink) init() {
 	s.once.Do(func() {
+		defer s.begun.Store(true)
 		policy, err := s.ready()
 		out := tap{l: &s.ledger, dst: s.dst}
 		switch {
@@ -184,10 +189,14 @@ func (s *sink) showTentative() {
 	}
 }
 
-// Close releases what the redactor holds back.
+// started reports whether the sink has made its writer (init): the
+// policy was then needed.
+func (s *sink) started() bool { return s.begun.Load() }
+
+// Close releases what the redactor holds back. A sink that got no byte
+// holds nothing, and needs no policy.
 func (s *sink) Close() error {
-	s.init()
-	if s.r == nil {
+	if !s.started() || s.r == nil {
 		return nil
 	}
 	s.mu.Lock()

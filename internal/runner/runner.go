@@ -29,7 +29,9 @@ import (
 // needs none: its receipt.json follows at once, or nothing is kept, and the
 // fsync a live receipt costs (about 1 ms here) would double what a quick
 // "capwrap -- true" adds. The capture's lock tells it is running meanwhile.
-const liveReceiptDelay = 25 * time.Millisecond
+// A variable for the tests, which need a run on a busy machine to end
+// before it.
+var liveReceiptDelay = 25 * time.Millisecond
 
 // Run runs cfg.Argv under capwrap, SPEC §2–§7 end to end, and returns the
 // outcome. Diagnostics go to cfg.Diag; main exits with o.ExitStatus(),
@@ -71,7 +73,7 @@ type run struct {
 	cfg     Config
 	d       Diag
 	present presenter
-	policy  func() (*redact.Policy, error)
+	policy  *lazyPolicy // compiled when first needed
 	dir     *store.Dir
 	lazy    *lazyCapture
 	keepers [2]*preview.Keeper
@@ -120,7 +122,7 @@ func prepare(cfg Config) (*run, error) {
 	r.out = Outcome{Launched: time.Now(), Redacting: !cfg.Redaction.Off, Strict: cfg.Strict}
 	r.guard = guard.New(cfg.Limits.StallTimeout)
 	var err error
-	if r.policy, err = startPolicy(cfg.Redaction, cfg.Environ); err != nil {
+	if r.policy, err = newLazyPolicy(cfg.Redaction, cfg.Environ); err != nil {
 		d.Errorf("%v", err)
 		if h := hintOf(err); h != "" {
 			d.Hintf("%s", h)
@@ -192,7 +194,7 @@ func prepare(cfg Config) (*run, error) {
 		if r.events != nil {
 			ws = append(ws, r.events.Stream(i))
 		}
-		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy, mem: mem, file: file}
+		r.sinks[i] = &sink{dst: io.MultiWriter(ws...), ready: r.policy.get, mem: mem, file: file}
 		r.sinks[i].live, _ = l.(*liveWriter)
 	}
 	return r, nil
@@ -335,21 +337,22 @@ func (r *run) spawn() {
 // writeLiveReceipt writes receipt.live.json (SPEC §4) for the child pid,
 // creating the capture if no byte has done so yet, and returns both (nil
 // when the capture could not be made). It runs while the child does, from
-// a value of its own.
+// a value of its own; its label compiles the policy if nothing has yet.
 func (r *run) writeLiveReceipt(pid int) (*receipt.Receipt, *store.Capture) {
-	policy, err := r.policy()
-	if err != nil {
-		return nil, nil // reported when the command has ended
+	var label []string
+	if !r.cfg.NoLabel {
+		policy, err := r.policy.get()
+		if err != nil {
+			return nil, nil // reported when the command has ended
+		}
+		label = policy.Label(r.cfg.Argv, nil)
 	}
 	c, err := r.lazy.get()
 	if err != nil {
 		return nil, nil // reported by lazy
 	}
 	live := Outcome{Running: true, Launched: r.out.Launched, Redacting: r.out.Redacting, PTY: r.out.PTY,
-		Process: wrap.Result{PID: pid}, Place: placeOf(c)}
-	if !r.cfg.NoLabel {
-		live.Label = policy.Label(r.cfg.Argv, nil)
-	}
+		Process: wrap.Result{PID: pid}, Place: placeOf(c), Label: label}
 	rc := live.Receipt()
 	if err := c.WriteLiveReceipt(rc); err != nil {
 		r.d.Warnf("cannot write %s: %v", c.Path()+"/receipt.live.json", err)
@@ -358,26 +361,22 @@ func (r *run) writeLiveReceipt(pid int) (*receipt.Receipt, *store.Capture) {
 }
 
 // settle gathers the outcome once the streams have ended: what the
-// redactors held back is released, the label sanitized, the capture
-// drained (not yet fsynced: it may be discarded), the preview rendered and
-// --keep decided. The error, already reported, is a policy that failed to
+// redactors held back is released, the capture drained (not yet fsynced:
+// it may be discarded), the preview rendered, --keep decided and the label
+// sanitized. The error, already reported, is a policy that failed to
 // compile, which refuses the run.
 func (r *run) settle() error {
 	for _, s := range r.sinks {
 		s.Close() // end of stream: release what the redactor held back
 	}
-	policy, err := r.policy()
-	if err != nil { // not expected: CheckPatterns has passed; the sinks wrote nothing
-		if c, _ := r.lazy.made(); c != nil {
-			r.guard.Do("removing the capture", func() { c.Discard() }, nil)
+	if r.sinks[0].started() || r.sinks[1].started() {
+		// The policy was needed: one that failed has refused the
+		// run before anything else is said of it.
+		if _, err := r.settledPolicy(); err != nil {
+			return err
 		}
-		r.d.Errorf("%v", err)
-		return err
 	}
 	o := &r.out
-	if !r.cfg.NoLabel {
-		o.Label = policy.Label(r.cfg.Argv, append(r.sinks[0].seen(), r.sinks[1].seen()...))
-	}
 	var aerr error
 	if herr := r.guard.Do("closing the arrival index", func() { aerr = r.lazy.closeArrival() }, nil); herr == nil && aerr != nil {
 		r.d.Warnf("arrival order of %s: %v", r.lazy.id(), aerr)
@@ -385,6 +384,10 @@ func (r *run) settle() error {
 	if o.Process.StartErr != nil && !o.cancelledBeforeStart() {
 		// The error names the command, which may hold a secret: the
 		// message and the receipt's process.reason are sanitized.
+		policy, err := r.settledPolicy()
+		if err != nil {
+			return err
+		}
 		var sanitized error = errors.New(sanitize(policy, o.Process.StartErr.Error()))
 		if se := (*wrap.StartError)(nil); errors.As(o.Process.StartErr, &se) {
 			sanitized = &wrap.StartError{Kind: se.Kind, Err: sanitized} // not found or not executable still
@@ -395,8 +398,14 @@ func (r *run) settle() error {
 	// The command lines of the processes the command left running are
 	// sanitized as its own label is, and made display-safe, for the human
 	// line and the receipt: a process chooses its own name.
-	for i, d := range o.Process.Descendants {
-		o.Process.Descendants[i].Command = displayCommand(sanitize(policy, d.Command))
+	if len(o.Process.Descendants) > 0 {
+		policy, err := r.settledPolicy()
+		if err != nil {
+			return err
+		}
+		for i, d := range o.Process.Descendants {
+			o.Process.Descendants[i].Command = displayCommand(sanitize(policy, d.Command))
+		}
 	}
 	if line := descendantsLine(o.Process); line != "" {
 		r.d.Warnf("%s", line)
@@ -436,7 +445,37 @@ func (r *run) settle() error {
 		}
 	}
 	o.Kept = c != nil && o.WantKeep(keep)
+	if !r.cfg.NoLabel && r.labelled() {
+		policy, err := r.settledPolicy()
+		if err != nil {
+			return err
+		}
+		o.Label = policy.Label(r.cfg.Argv, append(r.sinks[0].seen(), r.sinks[1].seen()...))
+	}
 	return nil
+}
+
+// labelled reports whether a receipt that carries the command's label
+// (SPEC §7 "command") will be written once the run has settled: the
+// receipt.json of a kept capture, --receipt-file, the last line of
+// --events. The footer, compact or not, and tee mode's summary carry none
+// (receipt.Footer), so a silent compact success needs no policy.
+func (r *run) labelled() bool {
+	return r.out.Kept || r.cfg.ReceiptFile != "" || r.events != nil
+}
+
+// settledPolicy is the policy for settle, compiled now if nothing needed
+// it yet. A failure (not expected: CheckPatterns has passed, and the sinks
+// wrote nothing) is reported and the capture removed: it refuses the run.
+func (r *run) settledPolicy() (*redact.Policy, error) {
+	policy, err := r.policy.get()
+	if err != nil {
+		if c, _ := r.lazy.made(); c != nil {
+			r.guard.Do("removing the capture", func() { c.Discard() }, nil)
+		}
+		r.d.Errorf("%v", err)
+	}
+	return policy, err
 }
 
 // publish ends the run in SPEC §4's order: stream files flushed, fsynced,
