@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -278,8 +279,10 @@ var shellWords = map[string]bool{
 	"select": true, "{": true, "}": true, "[[": true, "]]": true, "!": true, "time": true,
 }
 
-// assignment is a shell variable assignment word, VAR=value.
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+// assignment is a shell variable assignment word, VAR=value. Compiled at
+// first use, not in the package's init: only a command that was not found
+// and export's usage error need it (issue 28).
+var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
 // bashOnly are the shellWords that /bin/sh (a POSIX sh such as dash) does
 // not know: for them the hint names bash -c rather than -c when -c would
@@ -300,7 +303,7 @@ func shellSyntaxHint(argv []string, getenv func(string) string) string {
 	switch {
 	case shellWords[name]:
 		what = fmt.Sprintf("%s is shell syntax (a builtin or keyword), not a program", name)
-	case assignment.MatchString(name):
+	case assignment().MatchString(name):
 		what = fmt.Sprintf("%s is a shell assignment, not a program", shellQuoteSyntax(name))
 	default:
 		return ""
@@ -328,7 +331,7 @@ func shellQuoteSyntax(w string) string {
 	if shellWords[w] {
 		return w
 	}
-	if loc := assignment.FindStringIndex(w); loc != nil {
+	if loc := assignment().FindStringIndex(w); loc != nil {
 		if w[loc[1]:] == "" {
 			return w
 		}
