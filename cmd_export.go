@@ -36,7 +36,7 @@ func newExportCommand() command {
 func runExport(e *env, o exportOptions, args []string) error {
 	if o.to == "" {
 		hint := fmt.Sprintf("usage: %s (capwrap help export)", synopsis("export"))
-		if len(args) > 0 && assignment.MatchString(args[0]) {
+		if len(args) > 0 && assignment().MatchString(args[0]) {
 			// capwrap export FOO=1: the shell's export, not the verb.
 			hint = fmt.Sprintf("export is capwrap's verb; the shell's export runs with capwrap -c 'export %s'", args[0])
 		}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -252,13 +253,15 @@ func (o *options) checkRedaction() error {
 }
 
 // posixShells are the shells -c runs STRING with when $SHELL is one of them.
-var posixShells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
+var posixShells = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
+})
 
 // shellArgv is the command line of -c STRING: $SHELL when it is a
 // POSIX-family shell, else /bin/sh, with -c STRING.
 func shellArgv(script string, getenv func(string) string) []string {
 	sh := getenv("SHELL")
-	if !posixShells[filepath.Base(sh)] || !filepath.IsAbs(sh) {
+	if !posixShells()[filepath.Base(sh)] || !filepath.IsAbs(sh) {
 		sh = "/bin/sh"
 	}
 	return []string{sh, "-c", script}
@@ -266,28 +269,34 @@ func shellArgv(script string, getenv func(string) string) []string {
 
 // shellWords are the builtins and keywords of POSIX shells (and of bash
 // and zsh) that are no program: `capwrap -- cd ..` cannot run them.
-var shellWords = map[string]bool{
-	"cd": true, "source": true, ".": true, "export": true, "unset": true, "set": true, "alias": true,
-	"unalias": true, "eval": true, "exec": true, "exit": true, "return": true, "shift": true, "trap": true,
-	"umask": true, "ulimit": true, "readonly": true, "local": true, "declare": true, "typeset": true,
-	"let": true, "shopt": true, "pushd": true, "popd": true, "dirs": true, "jobs": true, "fg": true,
-	"bg": true, "hash": true, "builtin": true, "history": true, "setopt": true, "unsetopt": true,
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "while": true,
-	"until": true, "do": true, "done": true, "case": true, "esac": true, "function": true,
-	"select": true, "{": true, "}": true, "[[": true, "]]": true, "!": true, "time": true,
-}
+var shellWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"cd": true, "source": true, ".": true, "export": true, "unset": true, "set": true, "alias": true,
+		"unalias": true, "eval": true, "exec": true, "exit": true, "return": true, "shift": true, "trap": true,
+		"umask": true, "ulimit": true, "readonly": true, "local": true, "declare": true, "typeset": true,
+		"let": true, "shopt": true, "pushd": true, "popd": true, "dirs": true, "jobs": true, "fg": true,
+		"bg": true, "hash": true, "builtin": true, "history": true, "setopt": true, "unsetopt": true,
+		"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "while": true,
+		"until": true, "do": true, "done": true, "case": true, "esac": true, "function": true,
+		"select": true, "{": true, "}": true, "[[": true, "]]": true, "!": true, "time": true,
+	}
+})
 
-// assignment is a shell variable assignment word, VAR=value.
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+// assignment is a shell variable assignment word, VAR=value. Compiled at
+// first use, not in the package's init: only a command that was not found
+// and export's usage error need it (issue 28).
+var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
 // bashOnly are the shellWords that /bin/sh (a POSIX sh such as dash) does
 // not know: for them the hint names bash -c rather than -c when -c would
 // run /bin/sh.
-var bashOnly = map[string]bool{
-	"source": true, "declare": true, "typeset": true, "let": true, "shopt": true, "pushd": true,
-	"popd": true, "dirs": true, "function": true, "select": true, "[[": true, "]]": true,
-	"history": true, "builtin": true, "setopt": true, "unsetopt": true,
-}
+var bashOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"source": true, "declare": true, "typeset": true, "let": true, "shopt": true, "pushd": true,
+		"popd": true, "dirs": true, "function": true, "select": true, "[[": true, "]]": true,
+		"history": true, "builtin": true, "setopt": true, "unsetopt": true,
+	}
+})
 
 // shellSyntaxHint explains a command that was not found because its name
 // is shell syntax (a builtin, a keyword, an assignment), and names the
@@ -297,9 +306,9 @@ func shellSyntaxHint(argv []string, getenv func(string) string) string {
 	name := argv[0]
 	var what string
 	switch {
-	case shellWords[name]:
+	case shellWords()[name]:
 		what = fmt.Sprintf("%s is shell syntax (a builtin or keyword), not a program", name)
-	case assignment.MatchString(name):
+	case assignment().MatchString(name):
 		what = fmt.Sprintf("%s is a shell assignment, not a program", shellQuoteSyntax(name))
 	default:
 		return ""
@@ -313,7 +322,7 @@ func shellSyntaxHint(argv []string, getenv func(string) string) string {
 		line = line[:57] + "..."
 	}
 	run := "capwrap -c"
-	if bashOnly[name] && shellArgv("", getenv)[0] == "/bin/sh" {
+	if bashOnly()[name] && shellArgv("", getenv)[0] == "/bin/sh" {
 		run = "capwrap -- bash -c"
 	}
 	return fmt.Sprintf("%s: run shell syntax with %s %s", what, run, text.ShellQuote(line))
@@ -324,10 +333,10 @@ func shellSyntaxHint(argv []string, getenv func(string) string) string {
 // assignment keeps NAME= bare and quotes its value, anything else is
 // shellQuoteWord.
 func shellQuoteSyntax(w string) string {
-	if shellWords[w] {
+	if shellWords()[w] {
 		return w
 	}
-	if loc := assignment.FindStringIndex(w); loc != nil {
+	if loc := assignment().FindStringIndex(w); loc != nil {
 		if w[loc[1]:] == "" {
 			return w
 		}

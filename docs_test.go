@@ -50,7 +50,7 @@ var longFlag = regexp.MustCompile(`--([a-z][a-z-]*)`)
 // the global flags of verbGlobals). The help verb has none.
 func verbFlagsOf(t *testing.T, verb string) []string {
 	t.Helper()
-	newCommand, ok := commands[verb]
+	newCommand, ok := commands()[verb]
 	switch {
 	case verb == "help":
 		return nil
@@ -406,7 +406,7 @@ func TestVerbGlobalsDocumented(t *testing.T) {
 		}
 		var b bytes.Buffer
 		printHelp(&b, v)
-		for _, f := range append([]string{"help"}, verbGlobals[v]...) {
+		for _, f := range append([]string{"help"}, verbGlobals()[v]...) {
 			if !strings.Contains(b.String(), "--"+f) {
 				t.Errorf("capwrap help %s does not name --%s", v, f)
 			}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -32,11 +33,13 @@ type env struct {
 // as if they came before it (capwrap read ID --dir X is capwrap --dir X
 // read ID): every verb reads a tool-outputs directory, and wait and stop
 // print previews. The other global flags are about running a command.
-var verbGlobals = map[string][]string{
-	"list": {"dir"}, "show": {"dir"}, "read": {"dir"}, "export": {"dir"}, "prune": {"dir"},
-	"wait": {"dir", "stdout-chars", "stderr-chars", "preview-bytes"},
-	"stop": {"dir", "stdout-chars", "stderr-chars", "preview-bytes"},
-}
+var verbGlobals = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"list": {"dir"}, "show": {"dir"}, "read": {"dir"}, "export": {"dir"}, "prune": {"dir"},
+		"wait": {"dir", "stdout-chars", "stderr-chars", "preview-bytes"},
+		"stop": {"dir", "stdout-chars", "stderr-chars", "preview-bytes"},
+	}
+})
 
 // verbFlags is the flag set of one verb, with -h/--help: errors returned,
 // not printed; flags and the ID in any order.
@@ -54,7 +57,7 @@ func verbFlags(name string) *pflag.FlagSet {
 // flag after the verb beats one before it and its variable), and c.nargs
 // arguments. help says -h or --help was given; the error is a usageError.
 func parseVerb(c command, fs *pflag.FlagSet, args []string, o *options) (help bool, err error) {
-	for _, name := range verbGlobals[fs.Name()] {
+	for _, name := range verbGlobals()[fs.Name()] {
 		if o.flags == nil {
 			break
 		}
@@ -64,7 +67,7 @@ func parseVerb(c command, fs *pflag.FlagSet, args []string, o *options) (help bo
 	}
 	err = fs.Parse(args)
 	if err == nil {
-		for _, name := range verbGlobals[fs.Name()] {
+		for _, name := range verbGlobals()[fs.Name()] {
 			if fs.Changed(name) {
 				delete(o.fromEnv, name) // errors name the flag, not its variable
 			}

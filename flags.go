@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -353,7 +354,11 @@ func (v *duration) Set(s string) error {
 }
 
 // durationTerm is one term of a duration: a decimal number and its unit.
-var durationTerm = regexp.MustCompile(`^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h|d)`)
+// Compiled at first use, not in the package's init: a run that sets no
+// duration does not pay for it (issue 28).
+var durationTerm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h|d)`)
+})
 
 // errDuration is the error for what is not a duration at all.
 var errDuration = errors.New("not a duration: want a number and a unit, such as 500ms, 10s, 2m, 1h30m, 7d or 2.5d (units ns, us, ms, s, m, h, d)")
@@ -376,7 +381,7 @@ func parseDuration(s string) (time.Duration, error) {
 	tooLong := fmt.Errorf("too long: at most %dd", int64(math.MaxInt64/int64(24*time.Hour)))
 	var total time.Duration
 	for t != "" {
-		m := durationTerm.FindStringSubmatch(t)
+		m := durationTerm().FindStringSubmatch(t)
 		if m == nil {
 			return 0, errDuration
 		}

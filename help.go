@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 )
@@ -75,14 +76,16 @@ var mostUsed = []string{"command", "dir", "keep", "timeout", "background", "back
 
 // metavar names the argument of each flag that takes one, in --help and
 // in the man page.
-var metavar = map[string]string{
-	"dir": "DIR", "keep": "WHEN", "receipt-file": "PATH", "events": "PATH", "background-after": "DURATION", "timeout": "DURATION",
-	"kill-after": "DURATION", "drain-timeout": "DURATION", "stall-timeout": "DURATION", "notice-after": "DURATION",
-	"stdout-chars": "N", "stderr-chars": "N", "preview-bytes": "SIZE",
-	"max-capture-bytes": "SIZE", "dir-quota": "SIZE", "queue-bytes": "SIZE",
-	"redact-env": "NAME", "redact-allow-env": "NAME", "redact-file": "FILE", "redact-pattern": "REGEX",
-	"pty": "WHEN", "color": "WHEN", "command": "STRING",
-}
+var metavar = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"dir": "DIR", "keep": "WHEN", "receipt-file": "PATH", "events": "PATH", "background-after": "DURATION", "timeout": "DURATION",
+		"kill-after": "DURATION", "drain-timeout": "DURATION", "stall-timeout": "DURATION", "notice-after": "DURATION",
+		"stdout-chars": "N", "stderr-chars": "N", "preview-bytes": "SIZE",
+		"max-capture-bytes": "SIZE", "dir-quota": "SIZE", "queue-bytes": "SIZE",
+		"redact-env": "NAME", "redact-allow-env": "NAME", "redact-file": "FILE", "redact-pattern": "REGEX",
+		"pty": "WHEN", "color": "WHEN", "command": "STRING",
+	}
+})
 
 // flagSynopsis is "--timeout DURATION" (or "-h, --help").
 func flagSynopsis(f *pflag.Flag) string {
@@ -90,7 +93,7 @@ func flagSynopsis(f *pflag.Flag) string {
 	if f.Shorthand != "" {
 		s = "-" + f.Shorthand + ", " + s
 	}
-	if m := metavar[f.Name]; m != "" {
+	if m := metavar()[f.Name]; m != "" {
 		s += " " + m
 	}
 	return s
@@ -182,9 +185,9 @@ func printHelp(w io.Writer, topic string) bool {
 		fmt.Fprint(w, "\nAlso read: NO_COLOR and TERM=dumb (no colour with --color auto),\nXDG_STATE_HOME and HOME (the fallback tool-outputs directory).\n")
 		return true
 	}
-	if text, ok := verbHelp[topic]; ok {
+	if text, ok := verbHelp()[topic]; ok {
 		fmt.Fprint(w, text)
-		if g := verbGlobals[topic]; len(g) > 0 {
+		if g := verbGlobals()[topic]; len(g) > 0 {
 			var syn []string
 			for _, n := range g {
 				syn = append(syn, flagSynopsis(fs.Lookup(n)))
@@ -205,29 +208,30 @@ func printHelp(w io.Writer, topic string) bool {
 	if !noVariable(f.Name) {
 		fmt.Fprintf(w, "  variable: %s\n", envName(f.Name))
 	}
-	if more, ok := flagDetail[f.Name]; ok {
+	if more, ok := flagDetail()[f.Name]; ok {
 		fmt.Fprintf(w, "\n%s", more)
 	}
 	return true
 }
 
 // flagDetail is the longer explanation "capwrap help FLAG" adds.
-var flagDetail = map[string]string{
-	"dir": `The tool-outputs directory: --dir, else $CAPWRAP_DIR, else ./tool-outputs.
+var flagDetail = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"dir": `The tool-outputs directory: --dir, else $CAPWRAP_DIR, else ./tool-outputs.
 When neither flag nor variable chose it and ./tool-outputs cannot be used,
 capwrap falls back to ${XDG_STATE_HOME:-$HOME/.local/state}/capwrap/tool-outputs
 with a warning. A directory that is a symlink or not a directory is refused.
 One that group or others can reach is used, with a warning once per mode
 (remembered in its .warned-mode), not before every result.
 `,
-	"keep": `auto: a capture whose preview showed every byte as it is and whose command
+		"keep": `auto: a capture whose preview showed every byte as it is and whose command
 exited 0 leaves nothing on disk; every other capture is kept, also one shown
 whole but altered for display (carriage-return frames collapsed, ANSI
 escapes removed, control bytes escaped): only its file holds the bytes as
 they were. Only preview mode discards; tee and quiet modes keep. always:
 keep every capture. never: keep none (the receipt still reports sizes).
 `,
-	"command": `For commands that need shell syntax: cd, &&, ||, pipes, redirections,
+		"command": `For commands that need shell syntax: cd, &&, ||, pipes, redirections,
 VAR=x cmd, globs. capwrap -c 'cd web && npm test' runs
 $SHELL -c 'cd web && npm test' when $SHELL is an absolute path to sh, bash,
 zsh, dash or ksh, else /bin/sh; words after STRING become its $0, $1...
@@ -237,13 +241,13 @@ hints at -c. The cd happens in the child: it cannot change the directory of
 the shell that runs capwrap. -c has no variable on purpose: a command line
 taken from the environment would run in every capwrap that inherits it.
 `,
-	"preview": `Preview mode is the default when no person is at a terminal: stdout is not
+		"preview": `Preview mode is the default when no person is at a terminal: stdout is not
 a terminal, and stdin and stderr are not both terminals. An agent harness
 whose shell runs in a pseudo-terminal looks like a person at the keyboard;
 it sets CAPWRAP_PREVIEW=1 to get the preview and the receipt line. With
 the default budgets everything printed is at most 10,000 characters.
 `,
-	"receipt-file": `A new name or a regular file is replaced atomically: the receipt goes to a
+		"receipt-file": `A new name or a regular file is replaced atomically: the receipt goes to a
 temporary file with a random name in the same directory (created
 exclusively, 0600), is fsynced and renamed over PATH. A FIFO or character
 device (/dev/null, a terminal) is written to and never replaced; a FIFO
@@ -251,7 +255,7 @@ nobody reads is an error at once. A symbolic link is followed (/dev/stderr,
 /dev/fd/3). A directory or other kind of file is refused. A failure is a
 warning: the exit status stays the command's unless --strict.
 `,
-	"events": `Writes the preview's live updates while the command runs, one JSON object
+		"events": `Writes the preview's live updates while the command runs, one JSON object
 per line (SPEC §12), in every mode, to PATH: a file (created or truncated,
 0600), a FIFO (opened when its reader opens it), or fd:N (a descriptor the
 caller opened, written through a duplicate; not with --background). Given
@@ -271,7 +275,7 @@ collapsing into the latest state. Folded in order, each stream's view ends
 as its section of the final preview. A slow or absent reader never slows
 the command; a reader that goes away ends the events, not the run.
 `,
-	"background": `The command runs as a job under a supervisor of its own (capwrap itself, in
+		"background": `The command runs as a job under a supervisor of its own (capwrap itself, in
 a new session, holding none of the caller's descriptors): capwrap prints one
 hint line on stderr and the launch receipt (process.state running, its pid),
 and exits 0 once the command runs, like docker run -d. There is no daemon:
@@ -284,7 +288,7 @@ preview a foreground run would have printed is written to preview.txt,
 which capwrap wait prints. --timeout, the limits and redaction apply in the
 job as in a foreground run. Excludes --background-after.
 `,
-	"background-after": `A foreground run with a deadline for the tool call, not for the command:
+		"background-after": `A foreground run with a deadline for the tool call, not for the command:
 a command that ends within DURATION is an ordinary run (its output, its
 status, --keep as usual). One still running then is handed back: the preview
 of what it committed so far, one line naming the capwrap wait, capwrap read
@@ -299,25 +303,25 @@ the command; should capwrap die before it (SIGKILL, a crash), the job is
 stopped: SIGTERM, then SIGKILL --kill-after later. 0: never. Excludes
 --background (a flag beats the other flag's variable).
 `,
-	"timeout": `On expiry SIGTERM goes to the command's process group and to every
+		"timeout": `On expiry SIGTERM goes to the command's process group and to every
 descendant that left it (setsid; Linux and FreeBSD), SIGKILL after
 --kill-after, and capwrap exits 124; the receipt still records the command's
 own code or signal. Durations, for every flag that takes one (the verbs'
 too): Go syntax (500ms, 10s, 2m, 1h30m) or days of 24 hours (7d, 1d12h, 2.5d).
 `,
-	"leave-descendants": `By default the processes the command started that are still alive once it
+		"leave-descendants": `By default the processes the command started that are still alive once it
 has ended and its output is drained (sleep 30 &, a daemon) are ended:
 SIGTERM, then SIGKILL --kill-after later, since nothing capwrap started may
 outlive it unseen. With this flag they are left running. Either way one
 line on stderr names them (pid and command) and the receipt's descendants
 object counts them.
 `,
-	"kill-after": `The grace period before SIGKILL: after a --timeout's SIGTERM, and after a
+		"kill-after": `The grace period before SIGKILL: after a --timeout's SIGTERM, and after a
 SIGINT, SIGTERM, SIGHUP or SIGQUIT that capwrap received and passed on to
 the command's process group (as timeout -k). A group still alive this long
 after gets SIGKILL; the receipt's process.reason says so.
 `,
-	"notice-after": `In preview mode, a command still running this long after its start (default
+		"notice-after": `In preview mode, a command still running this long after its start (default
 5s) first gets one line on stdout: "capwrap: still running after 5s, as
 capture ID; should this call end first, capwrap wait ID waits for it and
 capwrap read ID reads what it printed". A harness that kills capwrap at its
@@ -328,14 +332,14 @@ and quiet modes, and --background, print no such line. With
 --background-after (else the hand-back, which names the job, comes first)
 and never after the hand-back.
 `,
-	"drain-timeout": `After the command exits, a background descendant may still hold its
+		"drain-timeout": `After the command exits, a background descendant may still hold its
 output open. capwrap waits this long for end of output, then finishes the
 capture as partial (reason drain_timeout). Descendants are not killed.
 It is about end of output only: everything the command wrote before it
 exited is captured even with 0, and time spent writing to a slow disk
 (--stall-timeout's business) does not count.
 `,
-	"pty": `auto (default): in tee mode, a stream of the command is a pseudo-terminal
+		"pty": `auto (default): in tee mode, a stream of the command is a pseudo-terminal
 only when capwrap's own stream is a terminal; one that goes to a pipe or a
 file is a pipe, as without capwrap (capwrap X | Y gives Y what X | Y would;
 --tee in CI starts no pager). Off in preview and quiet modes. With a pty,
@@ -346,19 +350,19 @@ reads its keys from its stderr's pty (older less, more) gets them: capwrap
 copies the keyboard in. always gives both streams a pty wherever they go;
 never gives pipes.
 `,
-	"redact-env": `Repeatable on the command line. Its variable, CAPWRAP_REDACT_ENV, holds
+		"redact-env": `Repeatable on the command line. Its variable, CAPWRAP_REDACT_ENV, holds
 one name (as do CAPWRAP_REDACT_FILE and CAPWRAP_REDACT_PATTERN: one value
 each, not a list); an empty name, or one with '=', white space or a comma,
 is refused (exit 125). A value longer than 4,096 bytes is found by its
 first 4,096: those and the bytes after them that continue it are masked.
 `,
-	"redact-allow-env": `Exempts the variable NAME, whose name looks secret but whose value is not
+		"redact-allow-env": `Exempts the variable NAME, whose name looks secret but whose value is not
 (PRIVATE_REGISTRY=registry.example.com), from the name test: its value is
 printed. Repeatable on the command line; its variable,
 CAPWRAP_REDACT_ALLOW_ENV, holds one name. A name also given to --redact-env
 is masked all the same.
 `,
-	"redact-file": `Each line of FILE is a value to mask (a trailing CR dropped, empty lines
+		"redact-file": `Each line of FILE is a value to mask (a trailing CR dropped, empty lines
 ignored), with its base64, URL-escaped and JSON-escaped forms. All
 --redact-file files together may hold at most 16 KiB (16,384 bytes, line
 ends included); more, or an endless file such as /dev/zero, is refused
@@ -366,22 +370,23 @@ before the command starts (exit 125). Past that, match the values' shape
 with --redact-pattern. A value longer than 4,096 bytes is found by its first
 4,096: those and the bytes after them that continue it are masked.
 `,
-	"color": `Colour applies to tee mode's summary line on stderr. auto: colour when
+		"color": `Colour applies to tee mode's summary line on stderr. auto: colour when
 stderr is a terminal, NO_COLOR is unset or empty and TERM is not dumb.
 always and never override all of that.
 `,
-	"no-redact": `Redaction masks values of environment variables whose names look secret,
+		"no-redact": `Redaction masks values of environment variables whose names look secret,
 well-known credential shapes and --redact-pattern matches in the files and
 every view, as [REDACTED:kind]. --no-redact turns it off; the receipt says so.
 `,
-}
+	}
+})
 
 // synopsis is a verb's usage on one line, for its usage errors: the
 // lines of its help before the description, a second form (a line that
 // starts with "capwrap " again) after a "|".
 func synopsis(verb string) string {
 	var words []string
-	for _, line := range strings.Split(verbHelp[verb], "\n") {
+	for _, line := range strings.Split(verbHelp()[verb], "\n") {
 		if !strings.HasPrefix(line, "capwrap ") && !strings.HasPrefix(strings.TrimSpace(line), "[") {
 			break
 		}
@@ -395,8 +400,9 @@ func synopsis(verb string) string {
 
 // verbHelp is "capwrap help VERB": its synopsis (the verb's only usage
 // lines), then what it does.
-var verbHelp = map[string]string{
-	"list": `capwrap list [--json] [--running] [--limit N]
+var verbHelp = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"list": `capwrap list [--json] [--running] [--limit N]
   The captures in the tool-outputs directory, newest first by start time
   (the receipt's started_at; the ID counts whole seconds only):
   ID, process state and exit, capture state (abandoned ones and those killed
@@ -404,14 +410,14 @@ var verbHelp = map[string]string{
   (background jobs among them: how a restarted harness finds its jobs);
   --limit N at most the N newest (0: all).
 `,
-	"show": `capwrap show ID
+		"show": `capwrap show ID
   The receipt as pretty JSON; for a running capture the live receipt plus the
   sizes committed so far; for an abandoned one (its capwrap died without a
   receipt) the live receipt marked partial (abandoned), process state
   unknown, or partial (killed_with_capwrap) when capwrap's watchdog noted
   that it ended the command as capwrap died. ID may be any unique prefix.
 `,
-	"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
+		"read": `capwrap read ID [--stream stdout|stderr] [--offset N] [--limit N]
                 [--lines A:B] [--grep REGEX [--max N] [-C N] [-A N] [-B N]]
                 [--interleaved] [--follow [--timeout D] [--until REGEX]]
                 [--new [--cursor NAME]]
@@ -454,7 +460,7 @@ var verbHelp = map[string]string{
   nothing to print. Cursors live in the capture directory; two reads of
   one cursor at once never print the same bytes.
 `,
-	"export": `capwrap export ID... --to DIR|FILE.tar.gz
+		"export": `capwrap export ID... --to DIR|FILE.tar.gz
   Copies the captures (each ID any unique prefix) out of the tool-outputs
   directory, the only verb that does: their stream files, receipts, arrival
   index and a job's preview.txt, nothing else (no symbolic link followed,
@@ -474,7 +480,7 @@ var verbHelp = map[string]string{
   2): export never writes into or over anything. One line per capture and
   a total on stdout, a warning for each file unavailable.
 `,
-	"prune": `capwrap prune --older-than DURATION | --keep-last N | --id ID [--dry-run]
+		"prune": `capwrap prune --older-than DURATION | --keep-last N | --id ID [--dry-run]
   Deletes captures: the only verb that deletes. --older-than counts from the
   end of a capture (an abandoned one's last write), in any duration: 12h,
   7d, 1d12h, 2.5d; --keep-last N keeps the N newest captures that are not
@@ -483,7 +489,7 @@ var verbHelp = map[string]string{
   the quota or the disk is full, the run's note names the --keep-last N
   that frees enough.
 `,
-	"wait": `capwrap wait [--timeout D] [--raise] ID...
+		"wait": `capwrap wait [--timeout D] [--raise] ID...
 capwrap wait --notify [--cursor NAME] [--timeout D] ID...
   Waits for each background job in turn to end and prints what a foreground
   run would have printed: its preview (preview.txt) and receipt line. Exits
@@ -512,7 +518,7 @@ capwrap wait --notify [--cursor NAME] [--timeout D] ID...
   was reported already (exit 0, at once); 75 when --timeout D passes first.
   No preview, and not the jobs' statuses.
 `,
-	"stop": `capwrap stop [--signal SIG] [--kill-after D] [--raise] ID...
+		"stop": `capwrap stop [--signal SIG] [--kill-after D] [--raise] ID...
   Sends SIGTERM (or --signal: a name such as INT or SIGHUP, or a number) to
   each background job's process group, SIGKILL if it still runs --kill-after
   later (default: the job's own --kill-after, 5s unless it was launched
@@ -528,8 +534,9 @@ capwrap wait --notify [--cursor NAME] [--timeout D] ID...
   that a foreground capwrap runs has no supervisor to reach (exit 1). Usage
   errors exit 2.
 `,
-	"help": `capwrap help [FLAG-or-VERB]
+		"help": `capwrap help [FLAG-or-VERB]
   Detail on one flag (capwrap help timeout) or verb (capwrap help read);
   capwrap help flags lists every flag, capwrap help env every variable.
 `,
-}
+	}
+})

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -130,10 +131,12 @@ func capwrap(args []string, std stdio, sup *job.Supervisor) (int, syscall.Signal
 var verbs = []string{"list", "show", "read", "export", "prune", "wait", "stop", "help"}
 
 // commands are the verbs but help, each with its flags (SPEC §8, §10).
-var commands = map[string]func() command{
-	"list": newListCommand, "show": newShowCommand, "read": newReadCommand, "export": newExportCommand,
-	"prune": newPruneCommand, "wait": newWaitCommand, "stop": newStopCommand,
-}
+var commands = sync.OnceValue(func() map[string]func() command {
+	return map[string]func() command{
+		"list": newListCommand, "show": newShowCommand, "read": newReadCommand, "export": newExportCommand,
+		"prune": newPruneCommand, "wait": newWaitCommand, "stop": newStopCommand,
+	}
+})
 
 // command is a verb with its options bound (as restic's newXCommand): a
 // new one for each run, addFlags declares its flags on a verb's flag set
@@ -152,7 +155,7 @@ func runVerb(e *env, name string, args []string) error {
 	if name == "help" {
 		return runHelp(e, args)
 	}
-	newCommand, ok := commands[name]
+	newCommand, ok := commands()[name]
 	if !ok {
 		return usageError{msg: "unknown verb " + name}
 	}

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
@@ -148,58 +149,66 @@ func sepAt(w []byte, i int) (int, byte, scan.Lex) {
 var gluedWords = []string{"key", "value", "val", "id", "data"}
 
 // nonSecretWords end names that are about a secret rather than one.
-var nonSecretWords = map[string]bool{
-	"url": true, "uri": true, "urls": true, "endpoint": true, "host": true, "hostname": true, "port": true,
-	"path": true, "file": true, "filename": true, "dir": true, "directory": true, "name": true, "names": true,
-	"length": true, "len": true, "size": true, "count": true, "min": true, "max": true, "limit": true,
-	"ttl": true, "timeout": true, "expiry": true, "expires": true, "expiration": true, "expire": true, "lifetime": true, "age": true,
-	"type": true, "types": true, "kind": true, "mode": true, "enabled": true, "enable": true, "disabled": true, "required": true,
-	"header": true, "field": true, "policy": true, "prompt": true, "hint": true, "label": true, "format": true,
-	"regex": true, "pattern": true, "rule": true, "rules": true, "index": true, "idx": true, "pos": true,
-	"ref": true, "reference": true, "version": true, "algorithm": true, "alg": true, "reset": true,
-	"scope": true, "scopes": true, "audience": true, "issuer": true, "location": true, "source": true,
-	"provider": true, "manager": true, "service": true, "store": true, "sock": true, "socket": true,
-	"changed": true, "updated": true, "created": true, "time": true, "date": true, "timestamp": true, "last": true, "at": true, "env": true, "var": true,
-	"method": true, "methods": true, "class": true, "prefix": true, "suffix": true, "id_": true,
-	// How a password is stored or checked: password_encryption, jmxremote.password.toHashes.
-	"encryption": true, "hashes": true, "hashing": true, "algorithms": true, "algo": true, "cipher": true,
-	"ciphers": true, "strength": true, "complexity": true, "authentication": true,
-	// States and events: TokenExpired, auth_failures, PasswordMismatch (issue 27).
-	"fail": true, "failed": true, "failure": true, "failures": true, "fails": true, "error": true, "errors": true,
-	"err": true, "expired": true, "invalid": true, "missing": true, "mismatch": true, "denied": true,
-	"success": true, "succeeded": true, "ok": true, "found": true, "status": true, "state": true, "reason": true,
-	"result": true, "attempts": true, "retries": true, "verified": true, "valid": true, "revoked": true,
+func nonSecretWords() map[string]bool {
+	return map[string]bool{
+		"url": true, "uri": true, "urls": true, "endpoint": true, "host": true, "hostname": true, "port": true,
+		"path": true, "file": true, "filename": true, "dir": true, "directory": true, "name": true, "names": true,
+		"length": true, "len": true, "size": true, "count": true, "min": true, "max": true, "limit": true,
+		"ttl": true, "timeout": true, "expiry": true, "expires": true, "expiration": true, "expire": true, "lifetime": true, "age": true,
+		"type": true, "types": true, "kind": true, "mode": true, "enabled": true, "enable": true, "disabled": true, "required": true,
+		"header": true, "field": true, "policy": true, "prompt": true, "hint": true, "label": true, "format": true,
+		"regex": true, "pattern": true, "rule": true, "rules": true, "index": true, "idx": true, "pos": true,
+		"ref": true, "reference": true, "version": true, "algorithm": true, "alg": true, "reset": true,
+		"scope": true, "scopes": true, "audience": true, "issuer": true, "location": true, "source": true,
+		"provider": true, "manager": true, "service": true, "store": true, "sock": true, "socket": true,
+		"changed": true, "updated": true, "created": true, "time": true, "date": true, "timestamp": true, "last": true, "at": true, "env": true, "var": true,
+		"method": true, "methods": true, "class": true, "prefix": true, "suffix": true, "id_": true,
+		// How a password is stored or checked: password_encryption, jmxremote.password.toHashes.
+		"encryption": true, "hashes": true, "hashing": true, "algorithms": true, "algo": true, "cipher": true,
+		"ciphers": true, "strength": true, "complexity": true, "authentication": true,
+		// States and events: TokenExpired, auth_failures, PasswordMismatch (issue 27).
+		"fail": true, "failed": true, "failure": true, "failures": true, "fails": true, "error": true, "errors": true,
+		"err": true, "expired": true, "invalid": true, "missing": true, "mismatch": true, "denied": true,
+		"success": true, "succeeded": true, "ok": true, "found": true, "status": true, "state": true, "reason": true,
+		"result": true, "attempts": true, "retries": true, "verified": true, "valid": true, "revoked": true,
+	}
 }
 
 // nonSecretWordSet, dottedConfigWordSet and nonSecretPrefixSet are the sets
-// lastWordIn looks the words above up in.
+// lastWordIn looks the words above up in. Like this package's other word
+// tables, they are built at first use, by a run whose output reaches a
+// detector, not in every capwrap's init (issue 28).
 var (
-	nonSecretWordSet    = newWordSet(nonSecretWords)
-	dottedConfigWordSet = newWordSet(dottedConfigWords)
-	nonSecretPrefixSet  = newWordSet(nonSecretPrefix)
+	nonSecretWordSet    = sync.OnceValue(func() *wordSet { return newWordSet(nonSecretWords()) })
+	dottedConfigWordSet = sync.OnceValue(func() *wordSet { return newWordSet(dottedConfigWords()) })
+	nonSecretPrefixSet  = sync.OnceValue(func() *wordSet { return newWordSet(nonSecretPrefix()) })
 )
 
 // dottedConfigWords end dotted property names that name a configuration,
 // not a credential: java.security.auth.login.config (AUTH_CONFIG, with no
 // dot, is Docker's credentials).
-var dottedConfigWords = map[string]bool{
-	"config": true, "conf": true, "configuration": true, "properties": true, "module": true, "modules": true,
+func dottedConfigWords() map[string]bool {
+	return map[string]bool{
+		"config": true, "conf": true, "configuration": true, "properties": true, "module": true, "modules": true,
+	}
 }
 
 // nonSecretPrefix are words that, right before "token" or "secret", name
 // something that is no credential: pagination and idempotency tokens,
 // tokenizer and parser tokens.
-var nonSecretPrefix = map[string]bool{
-	"next": true, "page": true, "continuation": true, "change": true, "request": true, "idempotency": true,
-	"action": true, "pagination": true, "cancel": true, "cancellation": true, "sync": true, "marker": true,
-	"cursor": true, "resume": true, "output": true, "input": true, "eos": true, "bos": true, "pad": true,
-	"unk": true, "sep": true, "cls": true, "mask": true, "special": true, "start": true, "end": true,
-	"stop": true, "word": true, "sub": true, "char": true, "last": true, "first": true, "current": true,
-	"cur": true, "prev": true, "peek": true, "lookahead": true, "max": true, "num": true, "total": true,
-	"prompt": true, "completion": true, "lexer": true, "parser": true, "syntax": true, "bad": true,
-	"unexpected": true, "expected": true, "invalid": true, "new": true, "cached": true,
-	"client": true, "starting": true, "registration": true, "update": true, "purchase": true, "unit": true,
-	"lifecycle": true, "continue": true, "resumption": true, "lock": true,
+func nonSecretPrefix() map[string]bool {
+	return map[string]bool{
+		"next": true, "page": true, "continuation": true, "change": true, "request": true, "idempotency": true,
+		"action": true, "pagination": true, "cancel": true, "cancellation": true, "sync": true, "marker": true,
+		"cursor": true, "resume": true, "output": true, "input": true, "eos": true, "bos": true, "pad": true,
+		"unk": true, "sep": true, "cls": true, "mask": true, "special": true, "start": true, "end": true,
+		"stop": true, "word": true, "sub": true, "char": true, "last": true, "first": true, "current": true,
+		"cur": true, "prev": true, "peek": true, "lookahead": true, "max": true, "num": true, "total": true,
+		"prompt": true, "completion": true, "lexer": true, "parser": true, "syntax": true, "bad": true,
+		"unexpected": true, "expected": true, "invalid": true, "new": true, "cached": true,
+		"client": true, "starting": true, "registration": true, "update": true, "purchase": true, "unit": true,
+		"lifecycle": true, "continue": true, "resumption": true, "lock": true,
+	}
 }
 
 // lastWord returns the last word of a name, lower-cased: its last camelCase
@@ -433,10 +442,10 @@ func (d *assignDet) nameEnd(w []byte, kw int) (int, scan.Lex) {
 	if j == len(w) {
 		return j, scan.More
 	}
-	if j > kw && (lastWordIn(nonSecretWordSet, w[:j]) || extension(w[kw:j])) {
+	if j > kw && (lastWordIn(nonSecretWordSet(), w[:j]) || extension(w[kw:j])) {
 		return 0, scan.No // token_url, PASSWORD_MIN_LENGTH, secretName, pwd.py
 	}
-	if j > kw && bytes.IndexByte(w[kw:j], '.') >= 0 && lastWordIn(dottedConfigWordSet, w[:j]) {
+	if j > kw && bytes.IndexByte(w[kw:j], '.') >= 0 && lastWordIn(dottedConfigWordSet(), w[:j]) {
 		return 0, scan.No // -Djava.security.auth.login.config=FILE
 	}
 	return j, scan.Yes
@@ -791,13 +800,15 @@ func (d *assignDet) quoted(w []byte, vs int, q scan.Quote, c valueCtx, final boo
 	return false, 0
 }
 
-var quoteSets = map[byte]*scan.ByteSet{
-	'"':  scan.NewSet("\"\n").Not(),
-	'\'': scan.NewSet("'\n").Not(),
-	'`':  scan.NewSet("`\n").Not(),
-}
+var quoteSets = sync.OnceValue(func() map[byte]*scan.ByteSet {
+	return map[byte]*scan.ByteSet{
+		'"':  scan.NewSet("\"\n").Not(),
+		'\'': scan.NewSet("'\n").Not(),
+		'`':  scan.NewSet("`\n").Not(),
+	}
+})
 
-func newQuoteSet(q byte) *scan.ByteSet { return quoteSets[q] }
+func newQuoteSet(q byte) *scan.ByteSet { return quoteSets()[q] }
 
 // xmlElement reads <key>VALUE</...key> from w[i], just after the ">".
 func (d *assignDet) xmlElement(w []byte, i int, name []byte, final bool, sink match.SpanSink) (bool, int) {
@@ -1253,15 +1264,17 @@ var typeWords = []string{"str", "string", "int", "integer", "bool", "boolean", "
 
 // algorithms are the values of settings about a password that name how it
 // is hashed or checked (password_encryption = scram-sha-256), no secret.
-var algorithms = map[string]bool{
-	"md4": true, "md5": true, "sha": true, "sha1": true, "sha-1": true, "sha224": true, "sha256": true, "sha-256": true,
-	"sha384": true, "sha512": true, "sha-512": true, "scram-sha-1": true, "scram-sha-256": true, "scram-sha-512": true,
-	"bcrypt": true, "scrypt": true, "argon2": true, "argon2i": true, "argon2d": true, "argon2id": true, "pbkdf2": true,
-	"pbkdf2_sha256": true, "pbkdf2-sha256": true, "pbkdf2_sha512": true, "yescrypt": true, "sha256crypt": true,
-	"sha512crypt": true, "md5crypt": true, "crypt": true, "des": true, "3des": true, "aes": true, "aes128": true,
-	"aes256": true, "aes-128": true, "aes-256": true, "blowfish": true, "ntlm": true, "plain": true, "plaintext": true,
-	"cleartext": true, "hmac-sha1": true, "hmac-sha256": true, "hmac-sha512": true, "hmac-md5": true,
-}
+var algorithms = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"md4": true, "md5": true, "sha": true, "sha1": true, "sha-1": true, "sha224": true, "sha256": true, "sha-256": true,
+		"sha384": true, "sha512": true, "sha-512": true, "scram-sha-1": true, "scram-sha-256": true, "scram-sha-512": true,
+		"bcrypt": true, "scrypt": true, "argon2": true, "argon2i": true, "argon2d": true, "argon2id": true, "pbkdf2": true,
+		"pbkdf2_sha256": true, "pbkdf2-sha256": true, "pbkdf2_sha512": true, "yescrypt": true, "sha256crypt": true,
+		"sha512crypt": true, "md5crypt": true, "crypt": true, "des": true, "3des": true, "aes": true, "aes128": true,
+		"aes256": true, "aes-128": true, "aes-256": true, "blowfish": true, "ntlm": true, "plain": true, "plaintext": true,
+		"cleartext": true, "hmac-sha1": true, "hmac-sha256": true, "hmac-sha512": true, "hmac-md5": true,
+	}
+})
 
 // choices reports whether v is an algorithm name (see algorithms) or a list
 // of choices joined by "|" each a placeholder word or an algorithm
@@ -1276,7 +1289,7 @@ func choices(v []byte) bool {
 		for k := range n {
 			buf[k] = scan.Lower(buf[k])
 		}
-		if !algorithms[string(buf[:n])] && !(bytes.IndexByte(v, '|') > 0 && len(part) > 0 && placeholder(part)) {
+		if !algorithms()[string(buf[:n])] && !(bytes.IndexByte(v, '|') > 0 && len(part) > 0 && placeholder(part)) {
 			return false
 		}
 	}

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"sync"
+
 	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
@@ -25,10 +27,12 @@ const authParamsMax = 1024
 // replayed for its nonce and attacked offline), the SigV4 Signature and
 // the OAuth 1.0 signature and token (RFC 5849 §3.5.1), and the tokens and
 // passwords of ad hoc schemes (Rails' "Token token=...").
-var credentialParams = map[string]bool{
-	"response": true, "signature": true, "sig": true, "oauth_signature": true, "oauth_token": true,
-	"token": true, "access_token": true, "password": true, "passwd": true, "secret": true, "client_secret": true,
-}
+var credentialParams = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"response": true, "signature": true, "sig": true, "oauth_signature": true, "oauth_token": true,
+		"token": true, "access_token": true, "password": true, "passwd": true, "secret": true, "client_secret": true,
+	}
+})
 
 var (
 	setParamName  = scan.NewSet("A-Za-z0-9_.-")
@@ -125,7 +129,7 @@ params:
 					return true, true, vs
 				}
 				e = min(e, lim)
-				if credentialParams[lowerString(name)] && e > s {
+				if credentialParams()[lowerString(name)] && e > s {
 					spans = append(spans, span{s, e}) // cut: masked as far as it goes
 				}
 				break params
@@ -142,7 +146,7 @@ params:
 			}
 			i = e
 		}
-		if e > s && credentialParams[lowerString(name)] && !placeholder(w[s:e]) {
+		if e > s && credentialParams()[lowerString(name)] && !placeholder(w[s:e]) {
 			spans = append(spans, span{s, e})
 		}
 	}

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
@@ -142,7 +143,7 @@ type cliDet struct {
 }
 
 // cliByName maps a command's name to its options.
-var cliByName = func() map[string]*cliCommand {
+var cliByName = sync.OnceValue(func() map[string]*cliCommand {
 	m := map[string]*cliCommand{}
 	for i := range cliCommands {
 		for _, n := range cliCommands[i].names {
@@ -150,7 +151,7 @@ var cliByName = func() map[string]*cliCommand {
 		}
 	}
 	return m
-}()
+})
 
 // cliKeywords returns the names of the commands of cliCommands; a name
 // shorter than cliShort bytes (az, mc, 7z, zip) with each byte that may
@@ -224,7 +225,7 @@ func (d *cliDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (b
 	case !setWordEnd[q]:
 		return false, 0
 	}
-	cmd := cliByName[string(w[:kw])]
+	cmd := cliByName()[string(w[:kw])]
 	if cmd == nil {
 		return false, 0
 	}
@@ -374,7 +375,9 @@ const netrcMax = 512
 
 func (d *netrcDet) Window(kw int) int { return kw + netrcMax + 1 }
 
-var netrcKeys = map[string]bool{"login": true, "password": true, "account": true, "port": true}
+var netrcKeys = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"login": true, "password": true, "account": true, "port": true}
+})
 
 func (d *netrcDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) > 0 && setName[pre[len(pre)-1]] {
@@ -408,7 +411,7 @@ func (d *netrcDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) 
 			return scan.Wait(final, s)
 		}
 		key := string(w[s:e])
-		if !netrcKeys[key] {
+		if !netrcKeys()[key] {
 			return false, 0 // not (or no longer) a .netrc entry: "machine learning"
 		}
 		vs, ve, ok := tok()
@@ -440,10 +443,12 @@ func (d *cookieDet) Window(kw int) int {
 	return kw + scan.LexMax + assignBlankMax + 2 + scan.LexMax + cookieMax + 1
 }
 
-var cookieAttrs = map[string]bool{
-	"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true, "secure": true,
-	"httponly": true, "priority": true, "partitioned": true, "version": true, "comment": true,
-}
+var cookieAttrs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true, "secure": true,
+		"httponly": true, "priority": true, "partitioned": true, "version": true, "comment": true,
+	}
+})
 
 func (d *cookieDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink) (bool, int) {
 	if len(pre) > 0 && (setAlnum[pre[len(pre)-1]] || pre[len(pre)-1] == '_') {
@@ -493,7 +498,7 @@ func (d *cookieDet) Eval(w, pre []byte, kw int, final bool, sink match.SpanSink)
 		for k < e && w[k] != ';' && w[k] != '"' && !setBlank[w[k]] && w[k] != '\\' {
 			k++
 		}
-		if cookieAttrs[string(bytes.ToLower(name))] || len(name) == 0 {
+		if cookieAttrs()[string(bytes.ToLower(name))] || len(name) == 0 {
 			continue
 		}
 		if literalSecret(w[vs:k], false, false, false, 8, nil) {

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/capwrap/capwrap/redact/internal/match"
 	"github.com/capwrap/capwrap/redact/internal/scan"
@@ -216,22 +217,26 @@ func oracleLogon(w []byte, words []shellWord) (int, int) {
 // --disabled-password (adduser(8)), --ask-password, --skip-password
 // (mysql(1)), --ask-become-pass (ansible), --with-token (gh auth login reads
 // it from standard input), --empty-password, --prompt-password.
-var switchBefore = map[string]bool{
-	"no": true, "disable": true, "disabled": true, "ask": true, "prompt": true, "skip": true,
-	"without": true, "with": true, "empty": true, "allow": true, "require": true,
-	"random": true, "generate": true, "expire": true, "lock": true, "unlock": true, "delete": true,
-	"show": true, "print": true,
-}
+var switchBefore = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"no": true, "disable": true, "disabled": true, "ask": true, "prompt": true, "skip": true,
+		"without": true, "with": true, "empty": true, "allow": true, "require": true,
+		"random": true, "generate": true, "expire": true, "lock": true, "unlock": true, "delete": true,
+		"show": true, "print": true,
+	}
+})
 
 // switchAfter are words that, after the keyword, make the flag say where a
 // password comes from or how it is asked, not give it: --password-stdin
 // (docker login), --passphrase-fd (gpg(1)), --passphrase-file,
 // --password-prompt, --passphrase-repeat N (gpg(1)), --password-command,
 // --password-from-stdin.
-var switchAfter = map[string]bool{
-	"stdin": true, "fd": true, "file": true, "prompt": true, "repeat": true, "command": true,
-	"cmd": true, "env": true, "from": true,
-}
+var switchAfter = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"stdin": true, "fd": true, "file": true, "prompt": true, "repeat": true, "command": true,
+		"cmd": true, "env": true, "from": true,
+	}
+})
 
 // flagSwitch reports whether a command-line flag whose name holds a
 // password keyword takes no password (issue 27: "a flag is never a value";
@@ -240,12 +245,12 @@ var switchAfter = map[string]bool{
 // name ("password-stdin").
 func flagSwitch(head, name []byte) bool {
 	for _, f := range bytes.FieldsFunc(head, nameSep) {
-		if switchBefore[string(bytes.ToLower(f))] {
+		if switchBefore()[string(bytes.ToLower(f))] {
 			return true
 		}
 	}
 	for k, f := range bytes.FieldsFunc(name, nameSep) {
-		if k > 0 && switchAfter[string(bytes.ToLower(f))] {
+		if k > 0 && switchAfter()[string(bytes.ToLower(f))] {
 			return true
 		}
 	}

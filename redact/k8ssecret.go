@@ -275,7 +275,7 @@ func (d *k8sDataDet) evalJSON(w []byte, kw int, final bool, sink match.SpanSink)
 			if d.clear || e-s >= 16 && scan.Skip(w, s, setB64Std, e) == e {
 				set := setB64Std
 				if d.clear {
-					set = quoteSets['"']
+					set = quoteSets()['"']
 				}
 				sink.Add(s, e, d.kind, match.Extender{Mode: match.ExtSet, Set: set, Max: extendMax})
 			}

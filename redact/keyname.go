@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"sync"
 
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
@@ -25,23 +26,25 @@ import (
 var genericKeyKeywords = []string{"key=", "key:", "key\"", "key'", "key ", "key\t", "key\\", "key>", "key%", "key&"}
 
 // notSecretKeyPrefixSet is notSecretKeyPrefix as lastWordIn looks it up.
-var notSecretKeyPrefixSet = newWordSet(notSecretKeyPrefix)
+var notSecretKeyPrefixSet = sync.OnceValue(func() *wordSet { return newWordSet(notSecretKeyPrefix()) })
 
 // notSecretKeyPrefix are the words that, right before "key", name a key
 // that is no credential: database and cache keys, public keys, keys of a
 // map, a GPG key id to receive.
-var notSecretKeyPrefix = map[string]bool{
-	"public": true, "pub": true, "publishable": true, "primary": true, "foreign": true, "unique": true,
-	"sort": true, "partition": true, "range": true, "hash": true, "cache": true, "routing": true,
-	"idempotency": true, "dedup": true, "dedupe": true, "deduplication": true, "row": true, "map": true,
-	"lookup": true, "group": true, "object": true, "s3": true, "host": true, "index": true, "composite": true,
-	"lock": true, "cursor": true, "page": true, "next": true, "shard": true, "bucket": true, "message": true,
-	"event": true, "trace": true, "correlation": true, "label": true, "annotation": true, "field": true,
-	"column": true, "translation": true, "i18n": true, "locale": true, "dictionary": true, "dict": true,
-	"hot": true, "shortcut": true, "recv": true, "sub": true, "parent": true, "child": true, "item": true,
-	"record": true, "entry": true, "resource": true, "metric": true, "search": true, "query": true,
-	"filter": true, "order": true, "secondary": true, "natural": true, "surrogate": true, "join": true,
-	"cluster": true, "node": true, "music": true, "musical": true, "react": true, "list": true,
+func notSecretKeyPrefix() map[string]bool {
+	return map[string]bool{
+		"public": true, "pub": true, "publishable": true, "primary": true, "foreign": true, "unique": true,
+		"sort": true, "partition": true, "range": true, "hash": true, "cache": true, "routing": true,
+		"idempotency": true, "dedup": true, "dedupe": true, "deduplication": true, "row": true, "map": true,
+		"lookup": true, "group": true, "object": true, "s3": true, "host": true, "index": true, "composite": true,
+		"lock": true, "cursor": true, "page": true, "next": true, "shard": true, "bucket": true, "message": true,
+		"event": true, "trace": true, "correlation": true, "label": true, "annotation": true, "field": true,
+		"column": true, "translation": true, "i18n": true, "locale": true, "dictionary": true, "dict": true,
+		"hot": true, "shortcut": true, "recv": true, "sub": true, "parent": true, "child": true, "item": true,
+		"record": true, "entry": true, "resource": true, "metric": true, "search": true, "query": true,
+		"filter": true, "order": true, "secondary": true, "natural": true, "surrogate": true, "join": true,
+		"cluster": true, "node": true, "music": true, "musical": true, "react": true, "list": true,
+	}
 }
 
 // keyRandom reports whether v, the value of a generic key, looks random
@@ -91,14 +94,16 @@ func codeChain(v []byte) bool {
 // a credential's: authToken, sessionId, credsJson. Any other capitalised
 // word glued to it makes a name about something else: AuthFail,
 // SessionClosed, SigVerified (issue 27).
-var credentialParts = map[string]bool{
-	"key": true, "keys": true, "token": true, "tokens": true, "secret": true, "value": true, "val": true,
-	"data": true, "string": true, "str": true, "code": true, "hash": true, "header": true, "cookie": true,
-	"config": true, "cfg": true, "pass": true, "password": true, "pwd": true, "id": true, "ticket": true,
-	"credential": true, "credentials": true, "creds": true, "sig": true, "signature": true, "blob": true,
-	"bytes": true, "text": true, "b64": true, "base64": true, "jwt": true, "bearer": true, "basic": true,
-	"json": true, "info": true, "param": true, "params": true, "hex": true, "cert": true,
-}
+var credentialParts = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"key": true, "keys": true, "token": true, "tokens": true, "secret": true, "value": true, "val": true,
+		"data": true, "string": true, "str": true, "code": true, "hash": true, "header": true, "cookie": true,
+		"config": true, "cfg": true, "pass": true, "password": true, "pwd": true, "id": true, "ticket": true,
+		"credential": true, "credentials": true, "creds": true, "sig": true, "signature": true, "blob": true,
+		"bytes": true, "text": true, "b64": true, "base64": true, "jwt": true, "bearer": true, "basic": true,
+		"json": true, "info": true, "param": true, "params": true, "hex": true, "cert": true,
+	}
+})
 
 // camelPartOK reports, for a word-bound key word, whether the camelCase
 // part at w[i] (an upper-case letter, then lower-case letters or digits; or
@@ -125,7 +130,7 @@ func camelPartOK(w []byte, i int) (bool, scan.Lex) {
 	for k, c := range w[i:e] {
 		buf[k] = scan.Lower(c)
 	}
-	return credentialParts[string(buf[:e-i])], scan.Yes
+	return credentialParts()[string(buf[:e-i])], scan.Yes
 }
 
 // keySecret decides whether v, the value of a generic key name, is a

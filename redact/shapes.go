@@ -457,4 +457,4 @@ func withShapes(cat []catalogueEntry, rows []shapeRow) []catalogueEntry {
 // inserted (withShapes). Built at first use, not in the package's init:
 // a run that compiles no policy (capwrap --version, a verb, the watchdog)
 // does not pay for it (about 1 ms and 390 allocations, issue 28).
-var fullCatalogue = sync.OnceValue(func() []catalogueEntry { return withShapes(catalogue, shapeRows) })
+var fullCatalogue = sync.OnceValue(func() []catalogueEntry { return withShapes(builtinCatalogue(), shapeRows) })

@@ -14,10 +14,10 @@ import (
 // a log (which the filter mostly turns away).
 func TestWordSetFilter(t *testing.T) {
 	sets := map[string]*wordSet{
-		"nonSecretWords":     nonSecretWordSet,
-		"dottedConfigWords":  dottedConfigWordSet,
-		"nonSecretPrefix":    nonSecretPrefixSet,
-		"notSecretKeyPrefix": notSecretKeyPrefixSet,
+		"nonSecretWords":     nonSecretWordSet(),
+		"dottedConfigWords":  dottedConfigWordSet(),
+		"nonSecretPrefix":    nonSecretPrefixSet(),
+		"notSecretKeyPrefix": notSecretKeyPrefixSet(),
 	}
 	var names []string
 	for _, s := range sets {

@@ -1,8 +1,7 @@
 package store
 
 import (
-	"crypto/rand"
-	"encoding/base32"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -14,14 +13,30 @@ import (
 const idTimeLayout = "20060102T150405Z"
 
 // idRandChars is the number of base32 characters after the dash: 10
-// characters carry 50 bits from crypto/rand.
+// characters carry 50 bits from the operating system's random source
+// (cryptoRand).
 const idRandChars = 10
 
 // idLen is the length in bytes of a capture ID such as
 // "20261130T030612Z-k3j4h5g6x2".
 const idLen = len(idTimeLayout) + 1 + idRandChars
 
-var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+// idAlphabet is the alphabet of an ID's random part: RFC 4648's base32, in
+// lower case.
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz234567"
+
+// idRandom encodes the first 5*idRandChars bits of b, the most significant
+// bit of b[0] first, in idAlphabet: the first idRandChars characters of
+// b's base32 encoding. A loop of ten shifts, not encoding/base32, whose
+// package init every capwrap would pay for (issue 28).
+func idRandom(b [8]byte) string {
+	v := binary.BigEndian.Uint64(b[:])
+	var out [idRandChars]byte
+	for i := range out {
+		out[i] = idAlphabet[v>>(64-5*(i+1))&31]
+	}
+	return string(out[:])
+}
 
 // newID returns a capture ID for now: the UTC time to the second, a dash and
 // 50 random bits in lowercase base32. IDs sort by time (to the second) and
@@ -31,7 +46,7 @@ func newID(now time.Time, random io.Reader) (string, error) {
 	if _, err := io.ReadFull(random, b[:]); err != nil {
 		return "", fmt.Errorf("read random bits for capture id: %w", err)
 	}
-	return now.UTC().Format(idTimeLayout) + "-" + idEncoding.EncodeToString(b[:])[:idRandChars], nil
+	return now.UTC().Format(idTimeLayout) + "-" + idRandom(b), nil
 }
 
 // idCharOK reports whether c may appear at index i of a capture ID.
@@ -84,5 +99,3 @@ func checkPrefix(prefix string) error {
 	}
 	return nil
 }
-
-var cryptoRand io.Reader = rand.Reader
