@@ -13,8 +13,7 @@ import (
 const idTimeLayout = "20060102T150405Z"
 
 // idRandChars is the number of base32 characters after the dash: 10
-// characters carry 50 bits from the operating system's random source
-// (cryptoRand).
+// characters carry 50 bits from crypto/rand (SPEC §4; cryptoRand).
 const idRandChars = 10
 
 // idLen is the length in bytes of a capture ID such as
