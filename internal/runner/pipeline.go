@@ -373,6 +373,7 @@ type lazyCapture struct {
 	onError func(error) // reports a failure to create, once; may be called from a pump goroutine
 	warnf   func(format string, args ...any)
 	guard   *guard.Guard // bounds the creation (nil: unbounded)
+	onMade  func()       // called once the capture has been created (nil: none), outside the locks
 
 	once    sync.Once
 	mu      sync.Mutex
@@ -424,6 +425,8 @@ func (l *lazyCapture) get() (*store.Capture, error) {
 		l.mu.Unlock()
 		if m.err != nil {
 			l.onError(m.err)
+		} else if l.onMade != nil {
+			l.onMade()
 		}
 	})
 	l.mu.Lock()

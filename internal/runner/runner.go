@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,13 +26,89 @@ import (
 )
 
 // liveReceiptDelay is how long after the spawn receipt.live.json is written
-// (SPEC §4 "at launch"). A command that has ended and been drained by then
-// needs none: its receipt.json follows at once, or nothing is kept, and the
-// fsync a live receipt costs (about 1 ms here) would double what a quick
+// (SPEC §4 "at launch") for a command that has printed: its capture exists
+// already. A command that has ended and been drained by then needs none:
+// its receipt.json follows at once, or nothing is kept, and the fsync a
+// live receipt costs (about 1 ms here) would double what a quick
 // "capwrap -- true" adds. The capture's lock tells it is running meanwhile.
-// A variable for the tests, which need a run on a busy machine to end
-// before it.
+// A variable for the tests.
 var liveReceiptDelay = 25 * time.Millisecond
+
+// liveReceiptSilentDelay is how long after the spawn receipt.live.json is
+// written for a command that has printed nothing yet: writing it creates
+// the capture, its directory and files, and compiles the redaction policy
+// for the label, about 5 ms of CPU and an fsync, which a busy machine's
+// "capwrap -- true" (past 25 ms there) paid for nothing (issue 28: +33 ms
+// median at load 13). Nothing is lost meanwhile: a command killed with
+// capwrap before it printed left no output to report. A variable for the
+// tests.
+var liveReceiptSilentDelay = 250 * time.Millisecond
+
+// liveReceiptsDeferred counts the live receipts put off because their
+// command had printed nothing at liveReceiptDelay (tests read it).
+var liveReceiptsDeferred atomic.Int64
+
+// liveReceipt is the timer of a foreground run's receipt.live.json: at
+// liveReceiptDelay if the command has printed by then, else at its first
+// byte after that (made) or at liveReceiptSilentDelay, whichever comes
+// first.
+type liveReceipt struct {
+	mu      sync.Mutex
+	timer   *time.Timer
+	silent  bool          // the first stage found no capture and put it off
+	stopped bool          // stop was called: write nothing more
+	writing chan struct{} // non-nil once the write has begun; closed when it ends
+}
+
+// startLiveReceipt arms the live receipt of the child pid.
+func (r *run) startLiveReceipt(pid int) *liveReceipt {
+	l := &liveReceipt{}
+	fire := func() {
+		l.mu.Lock()
+		if l.stopped || l.writing != nil {
+			l.mu.Unlock()
+			return
+		}
+		if !l.silent {
+			if c, _ := r.lazy.made(); c == nil {
+				l.silent = true
+				liveReceiptsDeferred.Add(1)
+				l.timer.Reset(max(liveReceiptSilentDelay-liveReceiptDelay, 0))
+				l.mu.Unlock()
+				return
+			}
+		}
+		done := make(chan struct{})
+		l.writing = done
+		l.mu.Unlock()
+		defer close(done)
+		r.writeLiveReceipt(pid)
+	}
+	l.mu.Lock() // fire reads l.timer
+	l.timer = time.AfterFunc(liveReceiptDelay, fire)
+	l.mu.Unlock()
+	return l
+}
+
+// made tells the live receipt that the capture now exists (the command's
+// first byte): one put off for want of output is written now.
+func (l *liveReceipt) made() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.silent && !l.stopped && l.writing == nil {
+		l.timer.Reset(0)
+	}
+}
+
+// stop disarms the live receipt and returns the channel that closes when a
+// write already begun ends, or nil when none has begun (none will).
+func (l *liveReceipt) stop() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopped = true
+	l.timer.Stop()
+	return l.writing
+}
 
 // Run runs cfg.Argv under capwrap, SPEC §2–§7 end to end, and returns the
 // outcome. Diagnostics go to cfg.Diag; main exits with o.ExitStatus(),
@@ -76,6 +153,7 @@ type run struct {
 	policy  *lazyPolicy // compiled when first needed
 	dir     *store.Dir
 	lazy    *lazyCapture
+	live    atomic.Pointer[liveReceipt] // a foreground run's, once its command has started
 	keepers [2]*preview.Keeper
 	sinks   [2]*sink
 	pty     wrap.PTYMode      // the streams that are ptys (--pty)
@@ -139,6 +217,11 @@ func prepare(cfg Config) (*run, error) {
 		return nil, err
 	}
 	r.lazy = &lazyCapture{started: time.Now(), warnf: d.Warnf, guard: r.guard,
+		onMade: func() {
+			if l := r.live.Load(); l != nil {
+				l.made()
+			}
+		},
 		create: func() (*store.Capture, error) {
 			if r.dir == nil {
 				return nil, r.guard.Failed()
@@ -275,8 +358,8 @@ func (r *run) spawn() {
 		r.d.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
 	}
 	r.wd = wd // before any goroutine that may create the capture starts
-	liveWritten := make(chan struct{})
-	var liveTimer, noticeTimer *time.Timer
+	var live *liveReceipt
+	var noticeTimer *time.Timer
 	r.out.Process = wrap.Run(wrap.Config{
 		Watchdog:     wd,
 		Args:         cfg.Argv,
@@ -300,10 +383,8 @@ func (r *run) spawn() {
 				rc, c := r.writeLiveReceipt(pid)
 				cfg.Hooks.Started(pid, rc, c)
 			} else {
-				liveTimer = time.AfterFunc(liveReceiptDelay, func() {
-					defer close(liveWritten)
-					r.writeLiveReceipt(pid)
-				})
+				live = r.startLiveReceipt(pid)
+				r.live.Store(live)
 			}
 			// A job's run too, while attached (jobPresenter.running):
 			// a harness that kills the launcher of --background-after
@@ -328,9 +409,11 @@ func (r *run) spawn() {
 	if cfg.Hooks != nil {
 		r.out.SignalFrom = cfg.Hooks.Exited(r.out.Process.Forwarded)
 	}
-	if liveTimer != nil && !liveTimer.Stop() {
-		// Before the capture is finalized or discarded.
-		r.guard.Do("writing the live receipt", func() { <-liveWritten }, nil)
+	if live != nil {
+		if written := live.stop(); written != nil {
+			// Before the capture is finalized or discarded.
+			r.guard.Do("writing the live receipt", func() { <-written }, nil)
+		}
 	}
 }
 
