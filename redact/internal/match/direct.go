@@ -193,20 +193,21 @@ func fifthBit(c byte) uint64 {
 // each hashed into a bit set), with two table loads instead of six, and
 // without a data-dependent branch: each position is written, and kept by
 // advancing pos's end by the verdict. pos must have room for a position
-// per bit of m.
+// per bit of m, and b 71 bytes from at.
 func (d *direct) keep(b []byte, at int, m uint64, pos []int32) []int32 {
 	n := len(pos)
 	ps := pos[:cap(pos)]
+	w := (*[64 + 7]byte)(b[at:]) // (no bounds check per position)
 	for ; m != 0; m &= m - 1 {
-		j := at + bits.TrailingZeros64(m)
-		x := binary.LittleEndian.Uint64(b[j:])
+		j := bits.TrailingZeros64(m) & 63
+		x := binary.LittleEndian.Uint64(w[j : j+8])
 		x4 := uint32(x) | 0x20202020
 		x3 := x4 & 0xffffff
 		v4, v3 := d.may4[slotOf(x4)], d.may3[slotOf(x3)]
 		k4, k3 := uint32(v4), uint32(v3)
 		ok4 := b2u((k4^x4)&-(k4>>5&1) == 0) & (v4 >> (32 + fifthBit(byte(x>>32))))
 		ok3 := b2u((k3^x3)&-(k3>>5&1) == 0) & (v3 >> 32)
-		ps[n] = int32(j)
+		ps[n] = int32(at + j)
 		n += int((ok4 | ok3) & 1)
 	}
 	return ps[:n]
@@ -219,8 +220,10 @@ func (d *direct) mayAt(b []byte, p int) bool {
 	if len(d.tiny) > 0 || p+8 > len(b) {
 		return true
 	}
+	var w [64 + 7]byte
+	copy(w[:], b[p:p+8])
 	var one [1]int32
-	return len(d.keep(b, p, 1, one[:0])) > 0
+	return len(d.keep(w[:], 0, 1, one[:0])) > 0
 }
 
 // b2u is 1 for true and 0 for false (the compiler makes it a SETcc).
