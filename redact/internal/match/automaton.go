@@ -3,7 +3,6 @@ package match
 import (
 	"encoding/binary"
 	"math/bits"
-	"slices"
 
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
@@ -334,16 +333,11 @@ func (pf *prefilter) fill(a *automaton, b []byte, from int) {
 func (pf *prefilter) refine(a *automaton, b []byte, masks []uint32) {
 	d := a.dir
 	k := 0
-	if len(d.tiny) == 0 { // (a keyword of one or two bytes: may cannot judge)
-		for ; 2*k+1 < len(masks) && pf.from+64*k+64+7 <= len(b); k++ {
-			m := uint64(masks[2*k]) | uint64(masks[2*k+1])<<32
-			if m == 0 {
-				continue
-			}
-			pf.pos = d.keep(b, pf.from+64*k, m, slices.Grow(pf.pos, 64))
-		}
+	if len(d.tiny) == 0 && len(b)-pf.from >= 64+7 { // (a keyword of one or two bytes: keep cannot judge)
+		k = 2 * min(len(masks)/2, (len(b)-pf.from-64-7)/64+1)
+		pf.pos = d.keep(b, pf.from, masks[:k], pf.pos)
 	}
-	for k *= 2; k < len(masks); k++ {
+	for ; k < len(masks); k++ {
 		at := pf.from + 32*k
 		for m := masks[k]; m != 0; m &= m - 1 {
 			if p := at + bits.TrailingZeros32(m); d.mayAt(b, p) {

@@ -131,7 +131,7 @@ func newDirect(kws [][]byte, exact []bool) *direct {
 			n4[h+1]++
 			fifth := uint64(0xffffffff)
 			if len(k) > 4 {
-				fifth = 1 << fifthBit(k[4])
+				fifth = 1 << fifthBit(uint32(k[4]))
 			}
 			d.may4[h] = mayKey(d.may4[h], c.key) | fifth<<32
 		case len(k) == 3:
@@ -171,46 +171,57 @@ func mayKey(v uint64, key uint32) uint64 {
 	return v &^ 0xffffffff
 }
 
-// fifthBit is the bit of may4's bits 32-63 that stands for c as the fifth
-// byte of a keyword, in either case (c ORed with 0x20, and its bits mixed,
-// so that "PASSED" and "pass%" differ).
-func fifthBit(c byte) uint64 {
-	c |= 0x20
-	return uint64(c^c>>3) & 31
+// fifthBit is the bit of may4's bits 32-63 that stands for the low byte of
+// x as the fifth byte of a keyword, in either case (ORed with 0x20, and its
+// bits mixed, so that "PASSED" and "pass%" differ).
+func fifthBit(x uint32) uint64 { // (of x's low byte, whatever the others)
+	x |= 0x20
+	return uint64(x^x>>3) & 31
 }
 
-// keep appends to pos each position at+j, for the bits j of m, where a
-// keyword of three bytes or more may begin by the eight bytes there (which
-// b must hold), in increasing order: where a keyword's key equals their
-// first four, ORed with 0x20 each (or a slot with several keys holds
-// them), and their fifth byte is one of that slot's keywords' fifth bytes
-// by fifthBit; or where the key of a three-byte keyword equals their first
-// three. A position is never left out where a keyword begins in any case
-// it matches. A key has 0x20 in every byte, so its bit 5 tells a slot with
-// one key from one with several (0: any key passes); an empty slot has no
-// fifth bytes. On a keyword-dense log this lets through about as few
-// positions as the three checks before it did (three bytes, four, five,
-// each hashed into a bit set), with two table loads instead of six, and
-// without a data-dependent branch: each position is written, and kept by
-// advancing pos's end by the verdict. pos must have room for a position
-// per bit of m, and b 71 bytes from at.
-func (d *direct) keep(b []byte, at int, m uint64, pos []int32) []int32 {
-	n := len(pos)
-	ps := pos[:cap(pos)]
-	w := (*[64 + 7]byte)(b[at:]) // (no bounds check per position)
-	for ; m != 0; m &= m - 1 {
-		j := bits.TrailingZeros64(m) & 63
-		x := binary.LittleEndian.Uint64(w[j : j+8])
-		x4 := uint32(x) | 0x20202020
-		x3 := x4 & 0xffffff
-		v4, v3 := d.may4[slotOf(x4)], d.may3[slotOf(x3)]
-		k4, k3 := uint32(v4), uint32(v3)
-		ok4 := b2u((k4^x4)&-(k4>>5&1) == 0) & (v4 >> (32 + fifthBit(byte(x>>32))))
-		ok3 := b2u((k3^x3)&-(k3>>5&1) == 0) & (v3 >> 32)
-		ps[n] = int32(at + j)
-		n += int((ok4 | ok3) & 1)
+// keep appends to pos each position at+32k+j, for the bits j of
+// masks[k], where a keyword of three bytes or more may begin by the eight
+// bytes there, in increasing order; b must hold 71 bytes from the start
+// of every pair of masks (len(masks) is even). It keeps the positions
+// where a keyword's key equals their first four bytes, ORed with 0x20 each
+// (or a slot with several keys holds them), and their fifth byte is one of
+// that slot's keywords' fifth bytes by fifthBit; or where the key of a
+// three-byte keyword equals their first three. A position is never left
+// out where a keyword begins in any case it matches. A key has 0x20 in
+// every byte, so its bit 5 tells a slot with one key from one with several
+// (0: any key passes); an empty slot has no fifth bytes. On a
+// keyword-dense log this lets through about as few positions as the three
+// checks before it did (three bytes, four, five, each hashed into a bit
+// set), with two table loads instead of six, and without a data-dependent
+// branch for the 64 positions of two masks: each is written, and kept by
+// advancing pos's end by the verdict.
+func (d *direct) keep(b []byte, at int, masks []uint32, pos []int32) []int32 {
+	for k := 0; k+1 < len(masks); k, at = k+2, at+64 {
+		m := uint64(masks[k]) | uint64(masks[k+1])<<32
+		if m == 0 {
+			continue
+		}
+		if cap(pos)-len(pos) < 64 {
+			pos = slices.Grow(pos, 64)
+		}
+		n := len(pos)
+		ps := pos[:cap(pos)]
+		w := (*[64 + 7]byte)(b[at:]) // (no bounds check per position)
+		for ; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros64(m) & 63
+			x := binary.LittleEndian.Uint64(w[j : j+8])
+			x4 := uint32(x) | 0x20202020
+			x3 := x4 & 0xffffff
+			v4, v3 := d.may4[slotOf(x4)], d.may3[slotOf(x3)]
+			k4, k3 := uint32(v4), uint32(v3)
+			ok4 := b2u((k4^x4)&-(k4>>5&1) == 0) & (v4 >> (32 + fifthBit(uint32(x>>32))))
+			ok3 := b2u((k3^x3)&-(k3>>5&1) == 0) & (v3 >> 32)
+			ps[n] = int32(at + j)
+			n += int((ok4 | ok3) & 1)
+		}
+		pos = ps[:n]
 	}
-	return ps[:n]
+	return pos
 }
 
 // mayAt tells whether a keyword may begin at b[p] (see keep): true also
@@ -222,8 +233,8 @@ func (d *direct) mayAt(b []byte, p int) bool {
 	}
 	var w [64 + 7]byte
 	copy(w[:], b[p:p+8])
-	var one [1]int32
-	return len(d.keep(w[:], 0, 1, one[:0])) > 0
+	var room [64]int32
+	return len(d.keep(w[:], 0, []uint32{1, 0}, room[:0])) > 0
 }
 
 // b2u is 1 for true and 0 for false (the compiler makes it a SETcc).
