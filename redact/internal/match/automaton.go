@@ -3,7 +3,6 @@ package match
 import (
 	"encoding/binary"
 	"math/bits"
-	"slices"
 
 	"github.com/capwrap/capwrap/redact/internal/scan"
 )
@@ -16,10 +15,13 @@ import (
 // match exactly is verified by the caller against the original bytes. The
 // machine knows nothing of secrets, markers or streams.
 //
-// Speed comes from the pair table: while the machine is in its root state it
-// skips every position whose two bytes cannot begin a keyword (case variants
-// of a case-sensitive keyword excluded), which on ordinary text is nearly all
-// of them, and runs the transition table only from the others.
+// A long write is not run through the machine byte by byte: the
+// prefilter (the vector pass, or the scalar filter's hashed three-byte
+// table) finds the few positions where a keyword may begin, and each is
+// compared with its candidate keywords directly (direct.go). The machine
+// runs over a short write, over the first bytes of a long one for the
+// keywords that began before it, and over the last bytes of a long one
+// for the state that holdBack reads (see stream.feed).
 type automaton struct {
 	class  [256]uint8 // byte → input class; 0 for bytes in no keyword
 	nclass int
@@ -41,15 +43,7 @@ type automaton struct {
 	quint  [1024]uint64 // hash5 of the first five bytes of keywords of five bytes or more
 	maxLen int          // longest keyword, in bytes
 	ted    *teddyLater  // the vector prefilter's tables, built in the background once needed; nil: scalar only (see prefilter)
-	// The check of the vector prefilter's survivors (see quadOK): hash4 of
-	// the first four bytes of every keyword of four bytes or more, and
-	// hash3 of the three-byte keywords, both with 0x20 ORed into every
-	// byte (a fold to lower case that also folds some other bytes
-	// together, which only lets more through). quadAll: a keyword of one
-	// or two bytes, which the check cannot judge, so it lets all through.
-	quad, short3 [1024]uint64
-	short3First  [256]uint64 // 1 for the first bytes (ORed with 0x20) of the three-byte keywords, else 0
-	quadAll      bool
+	dir    *direct      // the keywords by their first bytes, for the direct check of skip's positions (direct.go)
 }
 
 // caseVariants returns the bytes whose lower case (scan.Lower) is c's, or c
@@ -72,6 +66,7 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 	a.classes(kws)
 	a.link(a.trie(kws, after))
 	a.filters(kws, exact)
+	a.dir = newDirect(kws, exact)
 	if haveTeddy {
 		a.ted = buildTeddy(kws, exact)
 	}
@@ -199,20 +194,10 @@ func (a *automaton) link(tr *trie) {
 	a.outOff[ns] = int32(len(a.outs))
 }
 
-// filters fills the tables of the scalar filter (see mark) and of the
-// check of the vector prefilter's survivors (see quadOK).
+// filters fills the tables of the scalar filter (see mark).
 func (a *automaton) filters(kws [][]byte, exact []bool) {
 	for ki, k := range kws {
 		a.mark(k, exact[ki])
-		switch {
-		case len(k) >= 4:
-			setBit(&a.quad, hash4(binary.LittleEndian.Uint32(k)|0x20202020))
-		case len(k) == 3:
-			setBit(&a.short3, hash4(uint32(k[0])|uint32(k[1])<<8|uint32(k[2])<<16|0x202020))
-			a.short3First[k[0]|0x20] = 1
-		default:
-			a.quadAll = true
-		}
 	}
 }
 
@@ -266,26 +251,6 @@ func hash3(t uint32) uint32 { return (t & 0xffffff) * 0x9E3779B1 >> 16 }
 // hash4 hashes the four bytes t holds to 16 bits.
 func hash4(t uint32) uint32 { return t * 0x9E3779B1 >> 16 }
 
-// quadOK reports whether a keyword may start at b[i] by the four bytes
-// there (three for the three-byte keywords), folded with 0x20; true when
-// fewer than four bytes follow. It is cheaper than mayStart and stricter
-// than the vector prefilter, whose buckets let through a few percent of a
-// log's positions with the catalogue's several hundred fingerprints.
-func (a *automaton) quadOK(b []byte, i int) bool {
-	if a.quadAll || i+4 > len(b) {
-		return true
-	}
-	return a.quadBit(binary.LittleEndian.Uint32(b[i:])) != 0
-}
-
-// quadBit is quadOK for the four bytes x holds (little-endian), without a
-// branch: 1 if a keyword may start with them, else 0.
-func (a *automaton) quadBit(x uint32) uint64 {
-	x |= 0x20202020
-	h, h3 := hash4(x), hash4(x&0xffffff)
-	return a.quad[h>>6]>>(h&63)&1 | a.short3First[byte(x)]&(a.short3[h3>>6]>>(h3&63))
-}
-
 // hash5 hashes the five bytes t holds (little-endian) to 16 bits.
 func hash5(t uint64) uint32 { return uint32((t & 0xffffffffff) * 0x9E3779B97F4A7C15 >> 48) }
 
@@ -331,13 +296,12 @@ func (a *automaton) mark(k []byte, exact bool) {
 
 // prefilter holds the vector prefilter's verdicts on b[from:to] (see
 // teddy.go), checked further: pos lists, in increasing order, every
-// position in [from, to) that the vector pass let through and that quadOK
-// and mayStart accept. It is filled for the bytes one call of stream.feed
+// position in [from, to) that the vector pass let through and that
+// direct.may accepts. It is filled for the bytes one call of stream.feed
 // scans and is valid while b is not changed.
 type prefilter struct {
 	masks    []uint32 // room for the vector pass's masks
 	pos      []int32
-	next     int // index in pos of the first position not yet returned by skip
 	from, to int
 }
 
@@ -345,7 +309,6 @@ type prefilter struct {
 // the automaton has none.
 func (pf *prefilter) fill(a *automaton, b []byte, from int) {
 	pf.pos = pf.pos[:0]
-	pf.next = 0
 	pf.from, pf.to = from, from
 	ted := a.ted.get(len(b) - from)
 	if ted == nil || from >= len(b) {
@@ -360,128 +323,36 @@ func (pf *prefilter) fill(a *automaton, b []byte, from int) {
 }
 
 // refine lists the positions of masks (the vector pass's verdicts on the
-// blocks from pf.from on) that quadOK and then mayStart accept. The vector
-// pass lets through a few percent of a log's positions, most of which
-// quadOK rejects; judging them here, quadOK in a loop without
-// data-dependent branches, costs a fraction of what testing each one where
-// skip reaches it did (a mispredicted branch per survivor, and a walk over
-// every mask).
+// blocks from pf.from on) where a keyword may begin by its first bytes
+// (direct.keep). The vector pass lets through a few percent of a log's
+// positions (one or two per block of 32 on a keyword-dense log), most of
+// which that check rejects. Where eight bytes follow every position of two
+// blocks, their 64 positions are judged in one loop without a
+// data-dependent branch (keep); a loop per block and per check, as before,
+// mispredicted its exit two or three times per block.
 func (pf *prefilter) refine(a *automaton, b []byte, masks []uint32) {
-	for k, m := range masks {
-		if m == 0 {
-			continue
-		}
+	d := a.dir
+	k := 0
+	if len(d.tiny) == 0 && len(b)-pf.from >= 64+7 { // (a keyword of one or two bytes: keep cannot judge)
+		k = 2 * min(len(masks)/2, (len(b)-pf.from-64-7)/64+1)
+		pf.pos = d.keep(b, pf.from, masks[:k], pf.pos)
+	}
+	for ; k < len(masks); k++ {
 		at := pf.from + 32*k
-		keep := m
-		if a.quadAll {
-			// A one- or two-byte keyword: quadOK cannot judge.
-		} else if at+32+7 <= len(b) {
-			// Eight bytes follow every position of the block: quadOK and
-			// then mayStart, each in a loop without data-dependent
-			// branches (a quarter of quadOK's survivors fail mayStart on a
-			// keyword-dense log, a branch mispredicted as often).
-			keep = 0
-			for ; m != 0; m &= m - 1 {
-				j := bits.TrailingZeros32(m)
-				keep |= uint32(a.quadBit(binary.LittleEndian.Uint32(b[at+j:]))) << j
-			}
-			m, keep = keep, 0
-			for ; m != 0; m &= m - 1 {
-				j := bits.TrailingZeros32(m)
-				keep |= uint32(a.startBit(binary.LittleEndian.Uint64(b[at+j:]))) << j
-			}
-			for ; keep != 0; keep &= keep - 1 {
-				pf.pos = append(pf.pos, int32(at+bits.TrailingZeros32(keep)))
-			}
-			continue
-		} else {
-			keep = 0
-			for ; m != 0; m &= m - 1 {
-				j := bits.TrailingZeros32(m)
-				if a.quadOK(b, at+j) {
-					keep |= 1 << j
-				}
-			}
-		}
-		for ; keep != 0; keep &= keep - 1 {
-			if p := at + bits.TrailingZeros32(keep); a.mayStart(b, p) {
+		for m := masks[k]; m != 0; m &= m - 1 {
+			if p := at + bits.TrailingZeros32(m); d.mayAt(b, p) {
 				pf.pos = append(pf.pos, int32(p))
 			}
 		}
 	}
 }
 
-// scan runs the machine from state st over b[i:] and stops just after the
-// first byte that leads to a state ending some keyword, or at len(b). It
-// returns the state reached and the index of the next unread byte.
-//
-// In the root state it skips every position where no keyword can begin (see
-// skip and mayStart). That is exact, not a heuristic: a skipped
-// position can only have begun a case-mismatched exact keyword, which the
-// caller rejects anyway, and the machine restarted in the root state at the
-// next possible start finds every match the full machine would.
-func (a *automaton) scan(st int32, b []byte, i int, pf *prefilter) (int32, int) {
-	n := a.nclass
-	// left is where the machine last left the root state, a position
-	// where mayStart is true (skip returns no other), or -1: unknown.
-	left := -1
-	for i < len(b) {
-		if st == 0 {
-			i = a.skip(b, i, pf)
-			if i == len(b) {
-				return 0, i
-			}
-			left = i
-		}
-		st = a.delta[int(st)*n+int(a.class[b[i]])]
-		i++
-		if a.hasOut[st] {
-			return st, i
-		}
-		// Back to skipping as soon as none of the bytes the state stands
-		// for can begin a keyword after all (the filter tables look further
-		// ahead than the machine's first steps).
-		if d := int(a.depth[st]); d <= 4 && i < len(b) && i-d != left {
-			// (When the bytes the state stands for start where the
-			// machine left the root, mayStart is true there already.)
-			reset := true
-			for p := i - d; p < i; p++ {
-				if a.mayStart(b, p) {
-					reset = false
-					break
-				}
-			}
-			if reset {
-				st = 0
-			}
-		}
-	}
-	return st, i
-}
-
 // skip returns the first position at or after i where a keyword may start
 // (see mayStart), or a position among the last two bytes of b, which cannot
-// be judged and are left to the machine, or len(b). Positions pf covers are
-// taken from its list (see prefilter.refine); the others (all of them on
-// CPUs without a vector prefilter) are tested eight per step against the
-// three-byte table.
-func (a *automaton) skip(b []byte, i int, pf *prefilter) int {
-	if i >= pf.from && i < pf.to {
-		if pf.next > 0 && int(pf.pos[pf.next-1]) >= i {
-			// Asked again for an earlier position (scan moves forward
-			// only, but be exact whatever the caller).
-			pf.next, _ = slices.BinarySearch(pf.pos, int32(i))
-		}
-		for pf.next < len(pf.pos) && int(pf.pos[pf.next]) < i {
-			pf.next++
-		}
-		if pf.next < len(pf.pos) {
-			p := int(pf.pos[pf.next])
-			pf.next++
-			return p
-		}
-		i = pf.to
-	}
+// be judged, or len(b): the scalar filter, for the positions the vector
+// prefilter does not cover (all of them on CPUs without one). It tests
+// eight positions per step against the three-byte table.
+func (a *automaton) skip(b []byte, i int) int {
 	for i+10 <= len(b) {
 		w := binary.LittleEndian.Uint64(b[i:])
 		b8, b9 := uint32(b[i+8]), uint32(b[i+9])
@@ -523,14 +394,6 @@ func (a *automaton) mayStart(b []byte, i int) bool {
 	}
 	t := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16
 	return hasBit(&a.tri, hash3(t)) && a.confirm(b, i)
-}
-
-// startBit is mayStart for the first five bytes of x (little-endian), without
-// a branch: 1 if a keyword may start with them, else 0.
-func (a *automaton) startBit(x uint64) uint64 {
-	h3 := hash3(uint32(x))
-	h5 := hash5(x)
-	return a.tri[h3>>6] >> (h3 & 63) & (a.short[h3>>6]>>(h3&63) | a.quint[h5>>6]>>(h5&63)) & 1
 }
 
 // confirm is mayStart for a position i+3 <= len(b) whose three bytes passed

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -48,20 +49,28 @@ func TestPartialKeywordRelease(t *testing.T) {
 	}
 }
 
-// TestScanEveryOccurrence: scan, which skips where no keyword can start
-// and leaves the state machine for the skip as soon as the bytes its
-// state stands for cannot start one (but not when they start where it
-// left the root state, known to be a possible start), reports every
-// keyword end that stepping the machine over every byte reports. The
-// text is made of keywords' pieces, in any case, so that partial
-// matches, failure links and near misses abound.
-func TestScanEveryOccurrence(t *testing.T) {
+// TestFeedEveryOccurrence: a stream finds every keyword occurrence that
+// stepping the machine over every byte finds, in the same order (by end,
+// then by start, then by keyword), however the input is split into feeds:
+// a short one runs the machine, a longer one checks each position the
+// prefilter lets through directly (direct.go) after the machine has
+// finished the keywords that began before it. The text is made of
+// keywords' pieces, in any case, so that partial matches, failure links,
+// near misses and keywords cut by a feed's end abound. After each feed
+// the stream's state is the machine's (holdBack reads it).
+func TestFeedEveryOccurrence(t *testing.T) {
 	set := loadKeywords("catalogue")
-	ac := newAutomaton(set.texts, set.exact, nil)
+	kws := make([]Keyword, len(set.texts))
+	for i, k := range set.texts {
+		kws[i] = Keyword{Text: k, Exact: set.exact[i], Det: tokenDet{}}
+	}
+	m := New(kws, [][]byte{[]byte("[token]")}, nil)
+	vectorReady(m)
+	ac := m.ac
 	r := rand.New(rand.NewSource(5))
 	for round := 0; round < 200; round++ {
 		var b []byte
-		for len(b) < 2000 {
+		for len(b) < 4000 {
 			k := set.texts[r.Intn(len(set.texts))]
 			i, j := r.Intn(len(k)), r.Intn(len(k)+1)
 			if r.Intn(3) > 0 {
@@ -76,40 +85,74 @@ func TestScanEveryOccurrence(t *testing.T) {
 			b = append(b, " _-=.:/"[r.Intn(7)])
 		}
 		// The keywords found ending at each position, exact ones verified
-		// (the skips pass over a case-mismatched exact keyword, which the
-		// caller rejects anyway).
-		found := func(at int, st int32) []string {
-			var ks []string
-			for _, k := range ac.outputs(st) {
-				kw := set.texts[k]
-				if !set.exact[k] || string(b[at-len(kw):at]) == string(kw) {
-					ks = append(ks, string(kw))
-				}
-			}
-			return ks
-		}
-		var want, got []string
+		// (as stream.found does).
+		var want []string
 		st := int32(0)
+		states := make([]int32, len(b)+1) // the machine's state after each byte
 		for i, c := range b {
 			st = ac.delta[int(st)*ac.nclass+int(ac.class[c])]
-			if ac.hasOut[st] {
-				for _, k := range found(i+1, st) {
-					want = append(want, fmt.Sprint(i+1, k))
+			states[i+1] = st
+			for _, k := range ac.outputs(st) {
+				if kw := set.texts[k]; !set.exact[k] || string(b[i+1-len(kw):i+1]) == string(kw) {
+					want = append(want, fmt.Sprint(i+1-len(kw), " ", i+1, " ", k))
 				}
 			}
 		}
-		var pf prefilter
-		st = 0
-		for i := 0; i < len(b); {
-			st, i = ac.scan(st, b, i, &pf)
-			if ac.hasOut[st] {
-				for _, k := range found(i, st) {
-					got = append(got, fmt.Sprint(i, k))
+		// Feeds short and long, cut anywhere.
+		sizes := []int{1 + r.Intn(8), 1 + r.Intn(3*(directMin+ac.maxLen)), 1 + r.Intn(len(b))}
+		for _, mv := range []*Matcher{m, m.WithoutVector()} {
+			var s stream
+			s.init(mv, nil, nil, nil, nil)
+			for i, k := 0, 0; i < len(b); k++ {
+				n := min(len(b)-i, sizes[k%len(sizes)])
+				s.feed(b[i : i+n])
+				i += n
+				if s.st != states[i] {
+					t.Fatalf("round %d, feeds of %v, vector %v: state %d after %d bytes, the machine's %d", round, sizes, mv.vector, s.st, i, states[i])
 				}
 			}
+			var got []string
+			for _, c := range s.cands {
+				got = append(got, fmt.Sprint(c.start, " ", c.start+int64(len(set.texts[c.kw])), " ", c.kw))
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d, feeds of %v, vector %v: found %d keywords, the machine %d:\n%q\n%q", round, sizes, mv.vector, len(got), len(want), got, want)
+			}
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("round %d: scan found %d keywords, the machine %d:\n%q\n%q", round, len(got), len(want), got, want)
+	}
+}
+
+// TestFeedKeywordAcrossFeeds: every keyword is found when a feed ends
+// anywhere inside it, whether the feed before is long (checked directly,
+// the machine's state then taken from its last bytes) or short (the
+// machine run over it), and whether the feed after is long (the machine
+// run from that state until the keyword is decided) or short.
+func TestFeedKeywordAcrossFeeds(t *testing.T) {
+	set := loadKeywords("catalogue")
+	kws := make([]Keyword, len(set.texts))
+	for i, k := range set.texts {
+		kws[i] = Keyword{Text: k, Exact: set.exact[i], Det: tokenDet{}}
+	}
+	m := New(kws, [][]byte{[]byte("[token]")}, nil)
+	vectorReady(m)
+	long := bytes.Repeat([]byte{'.'}, directMin+m.ac.maxLen)
+	for ki, k := range set.texts {
+		for cut := 1; cut < len(k); cut++ {
+			for _, before := range [][]byte{long, {'.'}} {
+				for _, after := range [][]byte{long, {'.'}} {
+					var s stream
+					s.init(m, nil, nil, nil, nil)
+					s.feed(append(slices.Clip(before), k[:cut]...))
+					s.feed(append(slices.Clone(k[cut:]), after...))
+					found := false
+					for _, c := range s.cands {
+						found = found || c.kw == int32(ki) && c.start == int64(len(before))
+					}
+					if !found {
+						t.Fatalf("%q cut after %d bytes, %d bytes before it, %d after: not found", k, cut, len(before), len(k)-cut+len(after))
+					}
+				}
+			}
 		}
 	}
 }

@@ -323,6 +323,7 @@ type stream struct {
 	rel  int64 // bytes before rel are written out or dropped: final
 	st   int32 // automaton state after byte pos-1
 	pf   prefilter
+	hits []hit // room for the keyword occurrences one feed finds
 
 	cands []cand
 	spans []span // decided, sorted by (s, kind), none ending before rel unless in the run
@@ -394,28 +395,77 @@ func (s *stream) close() error {
 	return s.err
 }
 
-// feed appends p to the buffer and records every keyword occurrence in it.
+// feed appends p to the buffer and records every keyword occurrence that
+// ends in it.
 func (s *stream) feed(p []byte) {
-	i := len(s.buf)
+	old := len(s.buf)
 	s.buf = append(s.buf, p...)
 	s.pos = s.base + int64(len(s.buf))
 	if bytes.IndexByte(p, scan.Esc) >= 0 {
 		s.lastEsc = s.pos - int64(len(p)) + int64(bytes.LastIndexByte(p, scan.Esc))
 	}
 	ac := s.m.ac
-	st := s.st
-	s.pf.fill(ac, s.buf, i)
-	for i < len(s.buf) {
-		st, i = ac.scan(st, s.buf, i, &s.pf)
+	b := s.buf
+	if len(p) < directMin+ac.maxLen {
+		// A short write: the machine over its bytes.
+		ac.ted.get(len(p)) // counted towards building the vector tables all the same
+		st := s.st
+		for i := old; i < len(b); i++ {
+			st = ac.delta[int(st)*ac.nclass+int(ac.class[b[i]])]
+			if ac.hasOut[st] {
+				for _, k := range ac.outputs(st) {
+					s.found(k, s.base+int64(i)+1)
+				}
+			}
+		}
+		s.st = st
+		return
+	}
+	// The keywords that began before p: the machine from its state, as
+	// long as the bytes that state stands for began before p.
+	hits := s.hits[:0]
+	st, i := s.st, old
+	for i < len(b) && i-int(ac.depth[st]) < old {
+		st = ac.delta[int(st)*ac.nclass+int(ac.class[b[i]])]
+		i++
 		if ac.hasOut[st] {
-			end := s.base + int64(i)
 			for _, k := range ac.outputs(st) {
-				s.found(k, end)
+				if n := len(ac.kws[k]); i-n < old {
+					hits = append(hits, hit{int32(i - n), int32(i), k})
+				}
 			}
 		}
 	}
+	// Those that begin in p: the direct check at every position where
+	// one may begin.
+	s.pf.fill(ac, b, old)
+	for _, i := range s.pf.pos {
+		hits = ac.dir.at(b, int(i), hits)
+	}
+	for i := s.pf.to; ; i++ {
+		if i = ac.skip(b, i); i >= len(b) {
+			break
+		}
+		hits = ac.dir.at(b, i, hits)
+	}
+	// The machine's state after p depends on its last maxLen bytes only
+	// (the longest of their suffixes that begins a keyword).
+	st = 0
+	for _, c := range b[max(len(b)-ac.maxLen, 0):] {
+		st = ac.delta[int(st)*ac.nclass+int(ac.class[c])]
+	}
 	s.st = st
+	sortHits(hits)
+	for _, h := range hits {
+		s.found(h.kw, s.base+int64(h.end))
+	}
+	s.hits = hits
 }
+
+// directMin is, over the longest keyword's length, the fewest bytes a
+// feed runs the direct check for: it runs the machine over as many bytes
+// after it (for its state), the cost of a short write's walk.
+const directMin = 64
 
 // found handles keyword k ending at stream offset end.
 func (s *stream) found(k int32, end int64) {

@@ -19,8 +19,9 @@ import (
 // (AVX2) or 64 (AVX-512) positions at once. A position survives if some
 // bucket accepts each of its four bytes. That is a superset of the positions
 // where a keyword starts (a bucket accepts any mix of its fingerprints'
-// nibbles), so survivors still go through the checks of quadOK and mayStart
-// (see prefilter.refine), and a discarded position never starts a keyword.
+// nibbles), so survivors still go through the check of direct.keep (see
+// prefilter.refine) and then the direct comparison with their keywords,
+// and a discarded position never starts a keyword.
 //
 // Exact and case-insensitive keywords have sets of tables of their own. A
 // case-insensitive keyword is one fingerprint, its bytes ORed with 0x20,

@@ -2,8 +2,8 @@ package match
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/capwrap/capwrap/redact/internal/scan"
@@ -219,40 +219,42 @@ func TestRepeatScanPathsAgree(t *testing.T) {
 	}
 }
 
-// TestSkipFromList: skip answers from the prefilter's list with the first
-// position at or after i that the vector pass, quadOK and mayStart all
-// accept (past the list, what the scalar filter finds), for positions asked
-// in increasing order as scan does, and in any other order too.
-func TestSkipFromList(t *testing.T) {
+// TestPrefilterList: the prefilter's list holds, in order, every
+// position from where it starts that the vector pass and direct.may both
+// accept, and no other, up to where the vector pass stops, for lists that
+// start anywhere (a feed after the first starts where the previous one
+// ended); skip, the scalar filter beyond, returns the first position where
+// mayStart is true (or one of the last two, which it cannot judge).
+func TestPrefilterList(t *testing.T) {
 	if !haveTeddy {
 		t.Skip("no vector prefilter on this CPU")
 	}
 	ac := teddyMatchers()["catalogue"].ac
 	tt := ac.ted.wait()
 	b := testlog.Make(1<<14, 7)
-	var pf, none prefilter
-	pf.fill(ac, b, 0)
-	if pf.to == 0 || len(pf.pos) == 0 {
-		t.Fatalf("the prefilter covers %d bytes with %d positions", pf.to, len(pf.pos))
-	}
-	want := func(i int) int {
-		for q := i; q < pf.to; q++ {
-			if teddyBlock(tt, b, q&^31)&(1<<(q&31)) != 0 && ac.quadOK(b, q) && ac.mayStart(b, q) {
-				return q
+	r := rand.New(rand.NewSource(3))
+	for _, from := range []int{0, 1, 31, 32, 63, 64, 100 + r.Intn(1000), len(b) - 200, len(b) - 40} {
+		var pf prefilter
+		pf.fill(ac, b, from)
+		if pf.from != from || pf.to < len(b)-(32+teddyLen-1) {
+			t.Fatalf("from %d: the prefilter covers [%d, %d) of %d bytes", from, pf.from, pf.to, len(b))
+		}
+		var want []int32
+		for q := from; q < pf.to; q++ {
+			if teddyBlock(tt, b[from:], (q-from)&^31)&(1<<((q-from)&31)) != 0 && ac.dir.mayAt(b, q) {
+				want = append(want, int32(q))
 			}
 		}
-		return ac.skip(b, max(i, pf.to), &none)
+		if !slices.Equal(pf.pos, want) || from == 0 && len(want) < 100 {
+			t.Fatalf("from %d: the list holds %d positions, want %d:\n%v\n%v", from, len(pf.pos), len(want), pf.pos, want)
+		}
 	}
-	r := rand.New(rand.NewSource(3))
-	asks := make([]int, 0, 3000)
 	for i := 0; i < len(b); i += 1 + r.Intn(40) {
-		asks = append(asks, i)
-	}
-	for range 1000 {
-		asks = append(asks, r.Intn(len(b)))
-	}
-	for _, i := range asks {
-		if got, want := ac.skip(b, i, &pf), want(i); got != want {
+		want := i
+		for want < len(b)-2 && !ac.mayStart(b, want) {
+			want++
+		}
+		if got := ac.skip(b, i); got != want {
 			t.Fatalf("skip(%d) = %d, want %d", i, got, want)
 		}
 	}
@@ -313,55 +315,5 @@ func TestTeddyFoldedSets(t *testing.T) {
 				checkTeddyMasks(t, tt, b, 8) // each vector kernel, the same masks
 			}
 		}
-	}
-}
-
-// TestStartBitIsMayStart: startBit, the branch-free mayStart that refine
-// runs on the survivors of whole blocks, answers as mayStart does, on the
-// catalogue's keywords (their first bytes in any case where it does not
-// matter), on the
-// prefixes that pass the three-byte table only, and on random bytes.
-func TestStartBitIsMayStart(t *testing.T) {
-	ac := teddyMatchers()["catalogue"].ac
-	r := rand.New(rand.NewSource(4))
-	var inputs [][]byte
-	for ki, k := range ac.kws {
-		for range 4 {
-			b := make([]byte, 8)
-			for i := range b {
-				b[i] = byte(r.Intn(256))
-			}
-			for j := 0; j < len(k) && j < len(b); j++ {
-				c := k[j]
-				if vs := caseVariants(c, ac.exact[ki]); len(vs) > 1 {
-					c = vs[r.Intn(len(vs))]
-				}
-				b[j] = c
-			}
-			inputs = append(inputs, b)
-			c := bytes.Clone(b)
-			c[3+r.Intn(2)] ^= byte(1 + r.Intn(255)) // the first three bytes of a keyword, not its fourth or fifth
-			inputs = append(inputs, c)
-		}
-	}
-	for range 20000 {
-		b := make([]byte, 8)
-		for i := range b {
-			b[i] = byte('0' + r.Intn(75))
-		}
-		inputs = append(inputs, b)
-	}
-	yes := 0
-	for _, b := range inputs {
-		want := ac.mayStart(b, 0)
-		if got := ac.startBit(binary.LittleEndian.Uint64(b)) == 1; got != want {
-			t.Fatalf("startBit(%q) = %v, mayStart = %v", b, got, want)
-		}
-		if want {
-			yes++
-		}
-	}
-	if yes < 4*len(ac.kws) || yes == len(inputs) {
-		t.Fatalf("mayStart true for %d of %d inputs", yes, len(inputs))
 	}
 }
