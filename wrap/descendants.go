@@ -62,11 +62,12 @@ const CommandMax = 80
 
 // owned are the pids of capwrap's own children whose exit status someone
 // waits for: the commands being run (waitChild) and the watchdogs
-// (StartWatchdog). Orphans re-parented to capwrap (becomeSubreaper) are
-// every other child, which reapOrphans reaps; spawnMu is held around a
-// spawn and its registration, and around a reaping, so that a command
-// that exits at once is never reaped as an orphan. runs counts the Runs
-// under way: with one (capwrap's case), every orphan is its.
+// (StartWatchdog; reaped once disarmed, Watchdog.reap). Orphans
+// re-parented to capwrap (becomeSubreaper) are every other child, which
+// reapOrphans reaps; spawnMu is held around a spawn and its registration,
+// and around a reaping, so that a command that exits at once is never
+// reaped as an orphan. runs counts the Runs under way: with one (capwrap's
+// case), every orphan is its.
 var (
 	spawnMu sync.Mutex
 	owned   = map[int]bool{}

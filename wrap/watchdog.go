@@ -81,7 +81,17 @@ func StartWatchdog(killAfter time.Duration) (*Watchdog, error) {
 		w.Close()
 		return nil, err
 	}
-	go func() { // reaped when it ends, whenever that is
+	return &Watchdog{w: w, pid: pid}, nil
+}
+
+// reap waits for the helper to exit and collects its status, on a
+// goroutine of its own; Disarm starts it. Not before: a wait4 blocked for
+// the whole run holds a thread of its own, one more thread that every
+// run's start paid for (issue 28). A helper that ends before (killed) is a
+// zombie until then, still owned, so its PID is not reused meanwhile.
+func (wd *Watchdog) reap() {
+	pid := wd.pid
+	go func() {
 		var ws syscall.WaitStatus
 		for {
 			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
@@ -90,11 +100,10 @@ func StartWatchdog(killAfter time.Duration) (*Watchdog, error) {
 		}
 		disown(pid)
 	}()
-	return &Watchdog{w: w, pid: pid}, nil
 }
 
 // startHelper starts the helper's command (startCmd), owned (its status
-// is StartWatchdog's wait's, not reapOrphans'), and returns its PID. It
+// is the Watchdog's, reap's, not reapOrphans'), and returns its PID. It
 // closes the command's ExtraFiles, which are capwrap's own copies.
 func startHelper(cmd *exec.Cmd) (int, error) {
 	spawnMu.Lock()
@@ -224,8 +233,8 @@ func (wd *Watchdog) NoteTo(dir, name string) error {
 }
 
 // Disarm tells the helper that capwrap is ending normally, so that it exits
-// without a signal; it is called once the child has ended. Calling it
-// again does nothing.
+// without a signal, and reaps the helper once it has (reap); it is called
+// once the child has ended. Calling it again does nothing.
 func (wd *Watchdog) Disarm() {
 	if wd == nil {
 		return
@@ -238,6 +247,7 @@ func (wd *Watchdog) Disarm() {
 	io.WriteString(wd.w, "disarm\n")
 	wd.w.Close()
 	wd.w = nil
+	wd.reap()
 }
 
 // WatchdogMain is the helper's program (see Watchdog): args are what

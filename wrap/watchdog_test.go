@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -135,6 +137,42 @@ func TestWatchdogShellStage(t *testing.T) {
 	}
 	if n := liveMembers(pgid); n != 2 {
 		t.Fatalf("a disarmed watchdog signalled the group: %d of its 2 processes live", n)
+	}
+}
+
+// TestWatchdogReapedAtDisarm: while the run goes on, no goroutine waits
+// for the helper (a wait4 blocked for the whole run holds a thread of its
+// own, issue 28); once disarmed, the helper is reaped and forgotten.
+func TestWatchdogReapedAtDisarm(t *testing.T) {
+	wd, err := StartWatchdog(170 * time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	if strings.Contains(stacks, "created by github.com/capwrap/capwrap/wrap.StartWatchdog") {
+		t.Errorf("a goroutine waits for the armed helper:\n%s", stacks)
+	}
+	spawnMu.Lock()
+	mine := owned[wd.pid]
+	spawnMu.Unlock()
+	if !mine {
+		t.Errorf("helper %d not owned before Disarm: reapOrphans could take its status", wd.pid)
+	}
+	wd.Disarm()
+	deadline := time.Now().Add(patience)
+	for {
+		spawnMu.Lock()
+		mine = owned[wd.pid]
+		spawnMu.Unlock()
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", wd.pid))
+		if !mine && (runtime.GOOS != "linux" || os.IsNotExist(err)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("helper %d not reaped %v after Disarm (owned %v, /proc: %v)", wd.pid, patience, mine, err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
