@@ -500,7 +500,10 @@ func (c *Capture) Finalize() (Result, error) {
 		c.mu.Unlock()
 		live := filepath.Join(c.Path(), s.name+liveSuffix)
 		if !stuck {
-			err := s.f.Sync()
+			err := s.waitFlusher()
+			if serr := s.f.Sync(); err == nil {
+				err = serr
+			}
 			if err != nil {
 				err = fmt.Errorf("fsync %s: %w", live, UnwrapPath(err))
 			}

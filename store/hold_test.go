@@ -4,8 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -225,4 +228,100 @@ func TestSyncAhead(t *testing.T) {
 			c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 		})
 	}
+}
+
+// syncCounter counts a stream file's fsyncs; the first fail fsyncs fail
+// with EIO.
+type syncCounter struct {
+	*os.File
+	n    *atomic.Int64
+	fail int64
+}
+
+func (f syncCounter) Sync() error {
+	if f.n.Add(1) <= f.fail {
+		return &fs.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
+	}
+	return f.File.Sync()
+}
+
+// TestSyncBehind: a capture told SyncAhead also fsyncs each stream's file
+// after each syncBehindBytes written (the flusher), so that Finalize's
+// fsync has little left to wait for; without SyncAhead Finalize's fsync is
+// the only one. The bytes and hash are those written.
+func TestSyncBehind(t *testing.T) {
+	for _, ahead := range []bool{false, true} {
+		t.Run(fmt.Sprint(ahead), func(t *testing.T) {
+			d := mustOpen(t, t.TempDir())
+			var syncs atomic.Int64
+			d.wrapFile = func(stream string, f *os.File) fileWriter {
+				if stream == Stdout {
+					return syncCounter{File: f, n: &syncs}
+				}
+				return f
+			}
+			c, err := d.Create(time.Now(), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ahead {
+				c.SyncAhead()
+			}
+			data := pattern(syncBehindBytes + 100<<10)
+			writeAll(c.Stream(Stdout), data, 256<<10)
+			res, err := c.Finalize()
+			if err != nil || res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) {
+				t.Fatalf("result %+v %v", res, err)
+			}
+			if sum := sha256.Sum256(data); res.Stdout.SHA256 != hex.EncodeToString(sum[:]) {
+				t.Errorf("sha256 %s, want %x", res.Stdout.SHA256, sum)
+			}
+			// One flush asked for (the first is never coalesced),
+			// then Finalize's fsync.
+			want := int64(1)
+			if ahead {
+				want = 2
+			}
+			if n := syncs.Load(); n != want {
+				t.Errorf("%d fsyncs of stdout (SyncAhead %v)", n, ahead)
+			}
+			c.Publish(&receipt.Receipt{Schema: receipt.Schema})
+		})
+	}
+}
+
+// TestSyncBehindError: an fsync of the flusher that fails makes the
+// capture partial (write_error) although Finalize's own fsync succeeds:
+// Linux reports a writeback error to one fsync of an open file only.
+func TestSyncBehindError(t *testing.T) {
+	d := mustOpen(t, t.TempDir())
+	var syncs atomic.Int64
+	d.wrapFile = func(stream string, f *os.File) fileWriter {
+		if stream == Stdout {
+			return syncCounter{File: f, n: &syncs, fail: 1}
+		}
+		return f
+	}
+	c, err := d.Create(time.Now(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SyncAhead()
+	data := pattern(syncBehindBytes + 100<<10)
+	writeAll(c.Stream(Stdout), data, 256<<10)
+	res, err := c.Finalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := syncs.Load(); n != 2 {
+		t.Fatalf("%d fsyncs of stdout, want the flusher's and Finalize's", n)
+	}
+	if res.State != receipt.CapturePartial || *res.Reason != receipt.ReasonWriteError || res.Error == nil ||
+		!strings.Contains(*res.Error, "fsync") || !strings.Contains(*res.Error, "stdout.live") {
+		t.Errorf("result %+v", res)
+	}
+	if res.Stdout.Committed != int64(len(data)) {
+		t.Errorf("committed %d, want %d", res.Stdout.Committed, len(data))
+	}
+	c.Publish(&receipt.Receipt{Schema: receipt.Schema})
 }

@@ -41,6 +41,14 @@ type StreamWriter struct {
 	exited  bool       // the writer goroutine has returned
 
 	kicked int64 // file offset up to which writeback was started (SyncAhead); the writer goroutine's
+	synced int64 // file offset up to which a flush was asked for (SyncAhead); the writer goroutine's
+
+	// The flusher (SyncAhead): started by the writer goroutine, which
+	// closes flush as it exits; flushed is closed once the flusher has
+	// returned, and flushErr (its first error) is then the reader's.
+	flush    chan struct{}
+	flushed  chan struct{}
+	flushErr error
 
 	committed atomic.Int64
 	hash      hash.Hash // owned by the writer goroutine until it exits
@@ -185,6 +193,9 @@ func (s *StreamWriter) run() {
 				c.queued -= int64(len(b))
 			}
 			s.chunks = nil
+			if s.flush != nil {
+				close(s.flush)
+			}
 			s.exited = true
 			c.notifyProgress()
 			return
@@ -210,6 +221,10 @@ func (s *StreamWriter) run() {
 				startWriteback(s.file, s.kicked, done-s.kicked)
 				s.kicked = done
 			}
+			if ahead && done-s.synced >= syncBehindBytes {
+				s.flushBehind()
+				s.synced = done
+			}
 		}
 
 		c.mu.Lock()
@@ -233,6 +248,48 @@ func (s *StreamWriter) run() {
 // syncAheadBytes is how many bytes a stream writes between two starts of
 // their writeback (SyncAhead).
 const syncAheadBytes = 8 << 20
+
+// syncBehindBytes is how many bytes a stream writes between two fsyncs of
+// its file on the flusher goroutine (SyncAhead).
+const syncBehindBytes = 16 << 20
+
+// flushBehind asks the stream's flusher goroutine, started at the first
+// call, for an fsync of the file, without waiting for it; a request made
+// while one is pending is one with it. Called by the writer goroutine.
+func (s *StreamWriter) flushBehind() {
+	if s.flush == nil {
+		s.flush, s.flushed = make(chan struct{}, 1), make(chan struct{})
+		go s.flusher()
+	}
+	select {
+	case s.flush <- struct{}{}:
+	default:
+	}
+}
+
+// flusher is the goroutine of flushBehind: it fsyncs the file for each
+// request until the writer goroutine closes s.flush, and keeps the first
+// error for Finalize (an fsync error is reported once per open file: the
+// final fsync would not see it again).
+func (s *StreamWriter) flusher() {
+	defer close(s.flushed)
+	for range s.flush {
+		if err := s.f.Sync(); err != nil && s.flushErr == nil {
+			s.flushErr = err
+		}
+	}
+}
+
+// waitFlusher waits until the stream's flusher, if one was started, has
+// returned, and returns its first error. Only once the writer goroutine
+// has exited.
+func (s *StreamWriter) waitFlusher() error {
+	if s.flushed == nil {
+		return nil
+	}
+	<-s.flushed
+	return s.flushErr
+}
 
 // SyncAhead makes the stream writers start the writeback to disk of every
 // syncAheadBytes they write as they go (Linux: sync_file_range, which does
