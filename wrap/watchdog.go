@@ -41,9 +41,27 @@ const WatchdogArg = "__capwrap-watchdog"
 //
 // A Watchdog's methods may be called from several goroutines.
 type Watchdog struct {
-	mu  sync.Mutex
-	w   *os.File // nil once disarmed
-	pid int      // the helper's
+	mu       sync.Mutex
+	w        *os.File // nil once disarmed
+	pid      int      // the helper's
+	waitExit bool     // Disarm waits for the helper's exit (WaitOnDisarm)
+}
+
+// disarmWait bounds how long Disarm waits for the helper to exit
+// (WaitOnDisarm): it reads "disarm" and exits, within milliseconds, or a
+// few more when it is still starting as capwrap.
+const disarmWait = 2 * time.Second
+
+// WaitOnDisarm makes Disarm wait, up to disarmWait, until the helper has
+// exited and been reaped. For a capwrap run by another capwrap (directly
+// or below a script; SPEC §1 nested capwrap): the outer one is a
+// subreaper, and a helper still reading its pipe when this capwrap exits
+// would be re-parented to it and reported as a process the command left
+// running.
+func (wd *Watchdog) WaitOnDisarm() {
+	if wd != nil {
+		wd.waitExit = true
+	}
 }
 
 // StartWatchdog starts the helper for a child whose group is to get SIGKILL
@@ -89,9 +107,12 @@ func StartWatchdog(killAfter time.Duration) (*Watchdog, error) {
 // the whole run holds a thread of its own, one more thread that every
 // run's start paid for (issue 28). A helper that ends before (killed) is a
 // zombie until then, still owned, so its PID is not reused meanwhile.
-func (wd *Watchdog) reap() {
+// The channel it returns is closed once the helper is reaped.
+func (wd *Watchdog) reap() <-chan struct{} {
 	pid := wd.pid
+	reaped := make(chan struct{})
 	go func() {
+		defer close(reaped)
 		var ws syscall.WaitStatus
 		for {
 			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
@@ -100,6 +121,7 @@ func (wd *Watchdog) reap() {
 		}
 		disown(pid)
 	}()
+	return reaped
 }
 
 // startHelper starts the helper's command (startCmd), owned (its status
@@ -247,7 +269,15 @@ func (wd *Watchdog) Disarm() {
 	io.WriteString(wd.w, "disarm\n")
 	wd.w.Close()
 	wd.w = nil
-	wd.reap()
+	reaped := wd.reap()
+	if wd.waitExit {
+		t := time.NewTimer(disarmWait)
+		defer t.Stop()
+		select {
+		case <-reaped:
+		case <-t.C:
+		}
+	}
 }
 
 // WatchdogMain is the helper's program (see Watchdog): args are what

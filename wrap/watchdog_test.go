@@ -370,3 +370,28 @@ func awaitOpen(t *testing.T, pid int, dir string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestWatchdogWaitOnDisarm: with WaitOnDisarm, Disarm returns only once
+// the helper has exited and been reaped (a nested capwrap's, which its
+// enclosing capwrap would otherwise find re-parented to it and report as
+// left running). Without it Disarm returns at once, the helper still
+// reading its pipe or exiting.
+func TestWatchdogWaitOnDisarm(t *testing.T) {
+	for range 5 {
+		wd, err := StartWatchdog(171 * time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wd.WaitOnDisarm()
+		wd.Disarm()
+		spawnMu.Lock()
+		mine := owned[wd.pid]
+		spawnMu.Unlock()
+		if mine {
+			t.Fatalf("helper %d still owned when Disarm returned: not reaped yet", wd.pid)
+		}
+		if err := syscall.Kill(wd.pid, 0); err != syscall.ESRCH {
+			t.Fatalf("helper %d still exists when Disarm returned (kill 0: %v)", wd.pid, err)
+		}
+	}
+}

@@ -76,3 +76,32 @@ func TestLiveReceiptSilent(t *testing.T) {
 		}
 	})
 }
+
+// TestPassThroughMark: a capwrap that passes a nested capwrap through
+// gives it EnvNested set to passThroughMark when it had none itself, so
+// that the inner one captures (no pipe is "-") and waits for its
+// watchdog's exit (waitForWatchdog); one that had it passes it on as it
+// is (SPEC §1: a capwrap under a capture passes through again).
+func TestPassThroughMark(t *testing.T) {
+	for _, tc := range []struct{ had, want string }{{"", passThroughMark}, {"12:34", "12:34"}} {
+		dir := t.TempDir()
+		// Passed through, the command has capwrap's own streams: it
+		// writes to a file.
+		o, _, _ := testRun(t, dir, []string{"sh", "-c", `echo "nested=$` + EnvNested + `" >"$D/nested"`}, func(c *Config) {
+			c.PassThrough = true
+			if tc.had != "" {
+				c.Environ = append(c.Environ, EnvNested+"="+tc.had)
+			}
+			c.Getenv = func(k string) string {
+				if k == EnvNested {
+					return tc.had
+				}
+				return ""
+			}
+		})
+		got, err := os.ReadFile(filepath.Join(dir, "nested"))
+		if o.ExitStatus() != 0 || err != nil || string(got) != "nested="+tc.want+"\n" {
+			t.Errorf("had %q: exit %d, wrote %q (%v); want nested=%s", tc.had, o.ExitStatus(), got, err, tc.want)
+		}
+	}
+}

@@ -21,6 +21,7 @@ func passThrough(cfg Config) *Outcome {
 	if err != nil {
 		cfg.Diag.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
 	}
+	waitForWatchdog(wd, cfg.Getenv)
 	tty := openJobTTY(ChooseMode(cfg.Mode, cfg.Stdin, cfg.Stdout, cfg.Stderr), cfg.Stdin, cfg.Stderr)
 	if tty != nil {
 		defer tty.Close()
@@ -28,8 +29,14 @@ func passThrough(cfg Config) *Outcome {
 	o := &Outcome{Launched: time.Now()}
 	// The environment as it is: the inner capwrap of `capwrap -- capwrap --
 	// CMD` is the one that captures, and an inner one under EnvNested
-	// finds it set already.
-	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Env: cfg.Environ, Stdin: cfg.Stdin, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
+	// finds it set already. Without it, EnvNested is set to a value that
+	// is no pipe's (passThroughMark): the inner capwrap captures, and
+	// knows that a capwrap above it will look for what it leaves behind.
+	env := cfg.Environ
+	if cfg.Getenv == nil || cfg.Getenv(EnvNested) == "" {
+		env = append(env[:len(env):len(env)], EnvNested+"="+passThroughMark)
+	}
+	o.Process = wrap.Run(wrap.Config{Args: cfg.Argv, Env: env, Stdin: cfg.Stdin, Inherit: true, Watchdog: wd, Timeout: cfg.Timeout,
 		KillAfter: cfg.KillAfter, DrainTimeout: cfg.DrainTimeout, TTY: tty, Foreground: aloneAtKeyboard(cfg),
 		Caught: sigcatch.C(), LeaveDescendants: cfg.LeaveDescendants})
 	// No policy here to sanitize their command lines: pids only.
@@ -86,6 +93,22 @@ func shellJob() bool {
 // whose stdout is another (a program that captures it: a tmux, an agent's
 // subprocess) captures as usual.
 const EnvNested = "CAPWRAP_NESTED"
+
+// passThroughMark is EnvNested's value for the command of a capwrap that
+// passes it through (passThrough): no pipe's identity (wrap.FileID), so the
+// capwrap it runs captures.
+const passThroughMark = "-"
+
+// waitForWatchdog makes wd's Disarm wait for the watchdog's helper to exit
+// (wrap.Watchdog.WaitOnDisarm) when a capwrap runs this one (EnvNested is
+// set): that capwrap is a subreaper, and would otherwise find the helper
+// re-parented to it as this one exits and report it as a process its
+// command left running.
+func waitForWatchdog(wd *wrap.Watchdog, getenv func(string) string) {
+	if getenv != nil && getenv(EnvNested) != "" {
+		wd.WaitOnDisarm()
+	}
+}
 
 // UnderCapwrap reports whether stdout is the pipe an enclosing capwrap
 // captures, by EnvNested (read with getenv).

@@ -357,6 +357,7 @@ func (r *run) spawn() {
 	if err != nil {
 		r.d.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
 	}
+	waitForWatchdog(wd, cfg.Getenv)
 	r.wd = wd // before any goroutine that may create the capture starts
 	var live *liveReceipt
 	var noticeTimer *time.Timer
