@@ -57,8 +57,9 @@ func TestPartialKeywordRelease(t *testing.T) {
 // finished the keywords that began before it. The text is made of
 // keywords' pieces, in any case, so that partial matches, failure links,
 // near misses and keywords cut by a feed's end abound. After each feed
-// the stream's state is the machine's (holdBack reads it).
-func TestFeedEveryOccurrence(t *testing.T) {
+// catalogueMatcher is a Matcher of the catalogue's keywords, each with a
+// detector that takes the keyword alone, its vector tables built.
+func catalogueMatcher() (keywordSet, *Matcher) {
 	set := loadKeywords("catalogue")
 	kws := make([]Keyword, len(set.texts))
 	for i, k := range set.texts {
@@ -66,6 +67,12 @@ func TestFeedEveryOccurrence(t *testing.T) {
 	}
 	m := New(kws, [][]byte{[]byte("[token]")}, nil)
 	vectorReady(m)
+	return set, m
+}
+
+// the stream's state is the machine's (holdBack reads it).
+func TestFeedEveryOccurrence(t *testing.T) {
+	set, m := catalogueMatcher()
 	ac := m.ac
 	r := rand.New(rand.NewSource(5))
 	for round := 0; round < 200; round++ {
@@ -128,13 +135,7 @@ func TestFeedEveryOccurrence(t *testing.T) {
 // machine run over it), and whether the feed after is long (the machine
 // run from that state until the keyword is decided) or short.
 func TestFeedKeywordAcrossFeeds(t *testing.T) {
-	set := loadKeywords("catalogue")
-	kws := make([]Keyword, len(set.texts))
-	for i, k := range set.texts {
-		kws[i] = Keyword{Text: k, Exact: set.exact[i], Det: tokenDet{}}
-	}
-	m := New(kws, [][]byte{[]byte("[token]")}, nil)
-	vectorReady(m)
+	set, m := catalogueMatcher()
 	long := bytes.Repeat([]byte{'.'}, directMin+m.ac.maxLen)
 	for ki, k := range set.texts {
 		for cut := 1; cut < len(k); cut++ {
