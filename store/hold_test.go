@@ -34,13 +34,7 @@ func TestHoldWritesWholeChunks(t *testing.T) {
 	w.Hold()
 	writeAll(w, data[4*maxChunkBytes:], 64<<10)
 	w.Release()
-	res, err := c.Finalize()
-	if err != nil || res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) {
-		t.Fatalf("result %+v %v", res, err)
-	}
-	if sum := sha256.Sum256(data); res.Stdout.SHA256 != hex.EncodeToString(sum[:]) {
-		t.Errorf("sha256 %s, want %x", res.Stdout.SHA256, sum)
-	}
+	finalizeWhole(t, c, data)
 	if n := writes.Load(); n != 5 {
 		t.Errorf("%d file writes, want 5 (four whole chunks, then the 100 KiB released)", n)
 	}
@@ -170,13 +164,7 @@ func TestSlabChunks(t *testing.T) {
 	close(open)
 	writeAll(w, data[2<<20:], 64<<10)
 	w.Release()
-	res, err := c.Finalize()
-	if err != nil || res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) {
-		t.Fatalf("result %+v %v", res, err)
-	}
-	if sum := sha256.Sum256(data); res.Stdout.SHA256 != hex.EncodeToString(sum[:]) {
-		t.Errorf("sha256 %s, want %x", res.Stdout.SHA256, sum)
-	}
+	finalizeWhole(t, c, data)
 	c.mu.Lock()
 	if c.made > c.maxFree() {
 		t.Errorf("%d chunks made for a queue of %d: spare chunks were not reused", c.made, c.maxFree()-1)
@@ -211,13 +199,7 @@ func TestSyncAhead(t *testing.T) {
 			w := c.Stream(Stdout)
 			data := pattern(2*syncAheadBytes + 100<<10)
 			writeAll(w, data, 256<<10)
-			res, err := c.Finalize()
-			if err != nil || res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) {
-				t.Fatalf("result %+v %v", res, err)
-			}
-			if sum := sha256.Sum256(data); res.Stdout.SHA256 != hex.EncodeToString(sum[:]) {
-				t.Errorf("sha256 %s, want %x", res.Stdout.SHA256, sum)
-			}
+			finalizeWhole(t, c, data)
 			// Finalize waited for the writer goroutine: its field is ours now.
 			if want := int64(0); !ahead && w.kicked != want {
 				t.Errorf("writeback started up to %d without SyncAhead", w.kicked)
@@ -269,13 +251,7 @@ func TestSyncBehind(t *testing.T) {
 			}
 			data := pattern(syncBehindBytes + 100<<10)
 			writeAll(c.Stream(Stdout), data, 256<<10)
-			res, err := c.Finalize()
-			if err != nil || res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) {
-				t.Fatalf("result %+v %v", res, err)
-			}
-			if sum := sha256.Sum256(data); res.Stdout.SHA256 != hex.EncodeToString(sum[:]) {
-				t.Errorf("sha256 %s, want %x", res.Stdout.SHA256, sum)
-			}
+			finalizeWhole(t, c, data)
 			// One flush asked for (the first is never coalesced),
 			// then Finalize's fsync.
 			want := int64(1)
@@ -324,4 +300,17 @@ func TestSyncBehindError(t *testing.T) {
 		t.Errorf("committed %d, want %d", res.Stdout.Committed, len(data))
 	}
 	c.Publish(&receipt.Receipt{Schema: receipt.Schema})
+}
+
+// finalizeWhole finalizes c and checks that its stdout holds data whole:
+// complete, every byte committed, data's sha256.
+func finalizeWhole(t *testing.T, c *Capture, data []byte) {
+	t.Helper()
+	res, err := c.Finalize()
+	if err != nil || res.State != receipt.CaptureComplete || res.Stdout.Committed != int64(len(data)) {
+		t.Fatalf("result %+v %v", res, err)
+	}
+	if sum := sha256.Sum256(data); res.Stdout.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("sha256 %s, want %x", res.Stdout.SHA256, sum)
+	}
 }
