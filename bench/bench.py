@@ -11,7 +11,8 @@ large is committed); needs python3 (3.9 or later) and go only.
               pytest/compiler-style log); and capwrap with its default limits
   memory      peak RSS of capwrap for LOG (the runs above) and for 10 x LOG
   start-up    capwrap -- true   vs   a Go hello-world built here with the same
-              toolchain   vs   true
+              toolchain   vs   true; and two floors in the same rounds: a Go
+              program that only runs `true` and waits, and capwrap --version
   redactor    BenchmarkWriterPlainLog and BenchmarkWriterNoSecrets of
               redact/bench_test.go, one core (-test.cpu 1), MB/s
   small writes  1,000,000 writes of 20 bytes: capwrap vs tee
@@ -250,11 +251,54 @@ def build_hello():
     return os.path.join(d, "hello")
 
 
+SPAWN_FLOOR_GO = """package main
+
+import (
+	"os"
+	"syscall"
+)
+
+// The least any Go program that runs a command does: fork and exec it,
+// wait for it, exit with its status.
+func main() {
+	pid, err := syscall.ForkExec(os.Args[1], os.Args[1:], &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		os.Exit(127)
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(ws.ExitStatus())
+}
+"""
+
+
+def build_spawn_floor():
+    """A Go program, built as build_hello builds, that only runs its
+    arguments as a command and waits for it (syscall.ForkExec and Wait4:
+    no capture, no signals, no watchdog): the floor of a Go wrapper's
+    start-up, against which capwrap's own cost is what lies above it."""
+    d = fresh_dir("spawnfloor")
+    with open(os.path.join(d, "main.go"), "w") as f:
+        f.write(SPAWN_FLOOR_GO)
+    with open(os.path.join(d, "go.mod"), "w") as f:
+        f.write("module spawnfloor\n")
+    env = dict(ENV, CGO_ENABLED="0")
+    subprocess.run(["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", "spawnfloor", "."], cwd=d, env=env, check=True)
+    return os.path.join(d, "spawnfloor")
+
+
 def bench_startup(t):
     hello = build_hello()
+    floor = build_spawn_floor()
+    true = shutil.which("true") or "/bin/true"
     d = fresh_dir("startup")
     contenders = {key: (lambda path=path: timed([path, "--dir", d, "--", "true"], sync=False)) for key, path in BUILDS}
+    for key, path in BUILDS:
+        contenders[key + "-version"] = lambda path=path: timed([path, "--version"], sync=False)
     contenders["hello"] = lambda: timed([hello], sync=False)
+    contenders["floor"] = lambda: timed([floor, true], sync=False)
     contenders["true"] = lambda: timed(["true"], sync=False)
     rounds(5, contenders)  # warm-up: page cache, binaries mapped
     res = rounds(STARTUP_RUNS, contenders)
@@ -269,6 +313,19 @@ def bench_startup(t):
         c = med(res[key], 0)
         cells[key] = ("%.2f ms" % ((c - tr) * 1e3), (c - tr) / (h - tr) if h > tr else None, None)
     t.add("start-up above `true` (%.2f ms): capwrap vs hello-world" % (tr * 1e3), cells, "%.2f ms" % ((h - tr) * 1e3))
+    f = med(res["floor"], 0)
+    t.add("start-up floor: a Go program that only runs `true` and waits (ForkExec, Wait4) vs hello-world",
+          {BUILDS[0][0]: ("%.2f ms" % (f * 1e3), f / h, None)}, "%.2f ms" % (h * 1e3))
+    cells = {}
+    for key, _ in BUILDS:
+        c = med(res[key + "-version"], 0)
+        cells[key] = ("%.2f ms" % (c * 1e3), c / h, None)
+    t.add("start-up without a run: `capwrap --version` vs hello-world", cells, "%.2f ms" % (h * 1e3))
+    cells = {}
+    for key, _ in BUILDS:
+        c = med(res[key], 0)
+        cells[key] = ("%.2f ms" % (c * 1e3), c / f, None)
+    t.add("start-up: `capwrap -- true` vs the floor above", cells, "%.2f ms" % (f * 1e3))
     h = med(res["hello"], 2)
     cells = {}
     for key, _ in BUILDS:
