@@ -116,3 +116,44 @@ func UnderCapwrap(getenv func(string) string, stdout *os.File) bool {
 	id := getenv(EnvNested)
 	return id != "" && id == wrap.FileID(stdout)
 }
+
+// pendingWatchdog is a watchdog whose helper is being started
+// (wrap.StartWatchdog) on a goroutine of its own.
+type pendingWatchdog struct {
+	done chan struct{} // closed once wd and err are set
+	wd   *wrap.Watchdog
+	err  error
+}
+
+// startWatchdog starts the run's watchdog (cfg.KillAfter) on a goroutine,
+// so that prepare's own work (opening the tool-outputs directory above
+// all) goes on meanwhile: the helper's spawn is a vfork, which holds the
+// thread that makes it until the helper's exec, about 1.5 ms on a 2-core
+// machine, a run's largest single wait before its command starts (issue
+// 28). The guarantee is unchanged: spawn waits for the helper (get)
+// before the command starts (SPEC §3, a command never outlives a capwrap
+// that was killed).
+func startWatchdog(cfg Config) *pendingWatchdog {
+	p := &pendingWatchdog{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.wd, p.err = wrap.StartWatchdog(cfg.KillAfter)
+	}()
+	return p
+}
+
+// get waits until the helper has started, or failed to, and returns the
+// watchdog (nil without one) and why it could not be started.
+func (p *pendingWatchdog) get() (*wrap.Watchdog, error) {
+	<-p.done
+	return p.wd, p.err
+}
+
+// discard disarms the watchdog of a run that prepare refused, whose
+// command never starts: its helper exits as after any run (and, under a
+// capwrap, is waited for: waitForWatchdog).
+func (p *pendingWatchdog) discard(cfg Config) {
+	wd, _ := p.get()
+	waitForWatchdog(wd, cfg.Getenv)
+	wd.Disarm()
+}

@@ -118,12 +118,16 @@ func Run(cfg Config) *Outcome {
 	if cfg.PassThrough {
 		return passThrough(cfg)
 	}
+	// The watchdog's helper starts while prepare runs (see
+	// startWatchdog), before the command all the same (spawn waits for it).
+	wd := startWatchdog(cfg)
 	r, err := prepare(cfg)
 	if err != nil {
+		wd.discard(cfg)
 		return &Outcome{Refused: err}
 	}
 	defer r.closeDir()
-	r.spawn()
+	r.spawn(wd)
 	if err := r.settle(); err != nil {
 		return &Outcome{Refused: err}
 	}
@@ -350,10 +354,12 @@ func (r *run) closeDir() {
 // spawn runs the child through wrap until it has ended and its streams are
 // drained, under a watchdog that ends the child's group should capwrap die
 // meanwhile (SPEC §3) and notes that in the capture once there is one,
-// writing the live receipt shortly after the start.
-func (r *run) spawn() {
+// writing the live receipt shortly after the start. It waits for the
+// watchdog's helper (pending) to be started, or to have failed, before
+// anything else: the helper exists before the command does.
+func (r *run) spawn(pending *pendingWatchdog) {
 	cfg := r.cfg
-	wd, err := wrap.StartWatchdog(cfg.KillAfter)
+	wd, err := pending.get()
 	if err != nil {
 		r.d.Warnf("cannot start the watchdog (%v): should capwrap be killed, the command would outlive it", err)
 	}
