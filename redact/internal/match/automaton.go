@@ -67,7 +67,7 @@ func newAutomaton(kws [][]byte, exact, after []bool) *automaton {
 	a.link(a.trie(kws, after))
 	a.filters(kws, exact)
 	a.dir = newDirect(kws, exact)
-	if haveTeddy {
+	if haveTeddy() {
 		a.ted = buildTeddy(kws, exact)
 	}
 	return a

@@ -197,7 +197,7 @@ type Matcher struct {
 // keywords' detectors are called from every Writer's goroutine: they must
 // not keep state between calls.
 func New(kws []Keyword, markers [][]byte, lineDet Detector) *Matcher {
-	m := &Matcher{markers: markers, lineDet: lineDet, back: 2, vector: haveTeddy}
+	m := &Matcher{markers: markers, lineDet: lineDet, back: 2, vector: haveTeddy()}
 	nlit := 0
 	for _, k := range kws {
 		if k.Exact && k.Det == nil && len(k.Text) >= MinLiteral {

@@ -80,7 +80,7 @@ var teddyMatchers = sync.OnceValue(func() map[string]*Matcher {
 // path from its first byte.
 func vectorReady(m *Matcher) {
 	m.BuildVector()
-	if haveTeddy && m.ac.ted.tables.Load() == nil {
+	if haveTeddy() && m.ac.ted.tables.Load() == nil {
 		panic("no vector tables built")
 	}
 }

@@ -122,7 +122,7 @@ func newLitSet(lits []litKw) *litSet {
 			l.lens = append(l.lens, n)
 		}
 	}
-	if haveTeddy && (len(l.heads) > fewHeads || len(l.lens) > 0) && len(lits) <= litVector {
+	if haveTeddy() && (len(l.heads) > fewHeads || len(l.lens) > 0) && len(lits) <= litVector {
 		kws := make([][]byte, len(lits))
 		exact := make([]bool, len(lits))
 		for i, lt := range lits {

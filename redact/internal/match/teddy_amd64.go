@@ -2,19 +2,19 @@
 
 package match
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/cpu"
-)
+import "unsafe"
 
 // haveTeddy tells whether teddyMasks may be called: it needs AVX2.
-var haveTeddy = cpu.X86.HasAVX2
+func haveTeddy() bool { return vectorFeatures().avx2 }
 
 // haveTeddy512 tells whether teddyMasks uses teddyMasks512 for all but
 // the last blocks: it needs AVX-512 BW (and the operating system's support
-// for its registers, which cpu checks).
-var haveTeddy512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
+// for its registers, which vectorFeatures checks).
+func haveTeddy512() bool { f := vectorFeatures(); return f.avx512f && f.avx512bw }
+
+// cpuFeatures are the CPU features the vector kernels need, each also
+// supported by the operating system (its registers saved).
+type cpuFeatures struct{ avx2, avx512f, avx512bw bool }
 
 // teddyMasks judges the blocks of 32 positions at b[0:], b[32:], ... and
 // stores each block's mask (bit i: position 32n+i survives, as teddyBlock
@@ -24,7 +24,7 @@ var haveTeddy512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
 // Implemented in teddy_amd64.s: with AVX-512 where the CPU has it (64
 // positions per step, half the instructions), and AVX2 for the rest.
 func teddyMasks(t *teddyTables, b []byte, masks []uint32) (n int) {
-	if haveTeddy512 {
+	if haveTeddy512() {
 		n = teddyMasks512(t, b, masks)
 	}
 	return n + teddyMasks256(t, b[32*n:], masks[n:])

@@ -33,7 +33,7 @@ func checkTeddyMasks(t *testing.T, tt *teddyTables, b []byte, room int) {
 	}
 	check("teddyMasks", teddyMasks, blocks(32+teddyLen-1, 1))
 	check("teddyMasks256", teddyMasks256, blocks(32+teddyLen-1, 1))
-	if haveTeddy512 {
+	if haveTeddy512() {
 		check("teddyMasks512", teddyMasks512, blocks(64+teddyLen-1, 2))
 	}
 }

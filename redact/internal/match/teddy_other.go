@@ -4,7 +4,7 @@ package match
 
 // haveTeddy is false where there is no vector implementation of teddyMasks
 // (and in a purego build, which leaves the assembly out).
-var haveTeddy = false
+func haveTeddy() bool { return false }
 
 // teddyMasks is never called without a vector implementation.
 func teddyMasks(t *teddyTables, b []byte, masks []uint32) (n int) { return 0 }

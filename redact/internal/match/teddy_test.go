@@ -11,7 +11,7 @@ import (
 )
 
 func TestTeddyMasksMatchPortable(t *testing.T) {
-	if !haveTeddy {
+	if !haveTeddy() {
 		t.Skip("no vector prefilter on this CPU")
 	}
 	r := rand.New(rand.NewSource(1))
@@ -96,7 +96,7 @@ func FuzzTeddy(f *testing.F) {
 	f.Add(testlog.Make(2048, 5))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := teddyMatchers()["fuzz"]
-		if haveTeddy {
+		if haveTeddy() {
 			checkTeddyMasks(t, m.ac.ted.wait(), data, len(data)/32+1)
 		}
 		sameOccurrences(t, m, data, []int{1 + len(data)/3})
@@ -111,12 +111,12 @@ func TestTeddyBuiltInBackground(t *testing.T) {
 	log := testlog.Make(1<<16, 50)
 	early := literal(loadKeywords("catalogue"))
 	got := writeChunks(t, early, log, []int{4096})
-	if haveTeddy && early.ac.ted.started.Load() {
+	if haveTeddy() && early.ac.ted.started.Load() {
 		t.Fatalf("vector tables started after %d bytes, want after %d", len(log), teddyStartAfter)
 	}
 	more := testlog.Make(teddyStartAfter, 50)
 	writeChunks(t, early, more, []int{4096})
-	if haveTeddy && !early.ac.ted.started.Load() {
+	if haveTeddy() && !early.ac.ted.started.Load() {
 		t.Fatalf("vector tables not started after %d bytes", len(log)+len(more))
 	}
 	vectorReady(early)
@@ -226,7 +226,7 @@ func TestRepeatScanPathsAgree(t *testing.T) {
 // ended); skip, the scalar filter beyond, returns the first position where
 // mayStart is true (or one of the last two, which it cannot judge).
 func TestPrefilterList(t *testing.T) {
-	if !haveTeddy {
+	if !haveTeddy() {
 		t.Skip("no vector prefilter on this CPU")
 	}
 	ac := teddyMatchers()["catalogue"].ac
@@ -311,7 +311,7 @@ func TestTeddyFoldedSets(t *testing.T) {
 			if teddyBlock(tt, b, blk)&(1<<(at&31)) == 0 {
 				t.Fatalf("keyword %q as %q at %d filtered out", k, b[at:at+n], at)
 			}
-			if haveTeddy {
+			if haveTeddy() {
 				checkTeddyMasks(t, tt, b, 8) // each vector kernel, the same masks
 			}
 		}
