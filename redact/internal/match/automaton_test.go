@@ -49,6 +49,27 @@ func TestPartialKeywordRelease(t *testing.T) {
 	}
 }
 
+// catalogueMatcher is a Matcher of the catalogue's keywords, each with
+// holdDet, its vector tables built.
+func catalogueMatcher() (keywordSet, *Matcher) {
+	set := loadKeywords("catalogue")
+	kws := make([]Keyword, len(set.texts))
+	for i, k := range set.texts {
+		kws[i] = Keyword{Text: k, Exact: set.exact[i], Det: holdDet{}}
+	}
+	m := New(kws, [][]byte{[]byte("[token]")}, nil)
+	vectorReady(m)
+	return set, m
+}
+
+// holdDet is tokenDet with a window longer than the feed tests' input:
+// a stream evaluates a candidate as soon as it finds it when its whole
+// window is in (stream.occurs), so the candidates of a shorter window
+// would leave the list the tests read.
+type holdDet struct{ tokenDet }
+
+func (holdDet) Window(kw int) int { return 1 << 16 }
+
 // TestFeedEveryOccurrence: a stream finds every keyword occurrence that
 // stepping the machine over every byte finds, in the same order (by end,
 // then by start, then by keyword), however the input is split into feeds:
@@ -57,19 +78,6 @@ func TestPartialKeywordRelease(t *testing.T) {
 // finished the keywords that began before it. The text is made of
 // keywords' pieces, in any case, so that partial matches, failure links,
 // near misses and keywords cut by a feed's end abound. After each feed
-// catalogueMatcher is a Matcher of the catalogue's keywords, each with a
-// detector that takes the keyword alone, its vector tables built.
-func catalogueMatcher() (keywordSet, *Matcher) {
-	set := loadKeywords("catalogue")
-	kws := make([]Keyword, len(set.texts))
-	for i, k := range set.texts {
-		kws[i] = Keyword{Text: k, Exact: set.exact[i], Det: tokenDet{}}
-	}
-	m := New(kws, [][]byte{[]byte("[token]")}, nil)
-	vectorReady(m)
-	return set, m
-}
-
 // the stream's state is the machine's (holdBack reads it).
 func TestFeedEveryOccurrence(t *testing.T) {
 	set, m := catalogueMatcher()

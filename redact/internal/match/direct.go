@@ -283,6 +283,9 @@ func (d *direct) at(b []byte, p int, hits []hit) []hit {
 		hs[k] = hit{int32(p), int32(p) + 3, c.kw}
 		k += int(b2u((w|c.f0)&c.m0 == c.t0))
 	}
+	if len(d.tiny) == 0 {
+		return hs[:k]
+	}
 	return d.atTiny(b, p, hs[:k])
 }
 

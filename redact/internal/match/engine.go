@@ -292,12 +292,14 @@ func (m *Matcher) BuildVector() {
 type kwEval struct {
 	det   Detector
 	kwLen int
-	win   int // det.Window(kwLen)
-	back  int // lookBack(det)
+	win   int   // det.Window(kwLen)
+	raw   int64 // RawWindow(win): the stream bytes its window spans
+	back  int   // lookBack(det)
 }
 
 func newKwEval(det Detector, kwLen int) kwEval {
-	return kwEval{det: det, kwLen: kwLen, win: det.Window(kwLen), back: lookBack(det)}
+	win := det.Window(kwLen)
+	return kwEval{det: det, kwLen: kwLen, win: win, raw: int64(RawWindow(win)), back: lookBack(det)}
 }
 
 type cand struct {
@@ -430,7 +432,7 @@ func (s *stream) feed(p []byte) {
 		i++
 		if ac.hasOut[st] {
 			for _, k := range ac.outputs(st) {
-				if n := len(ac.kws[k]); i-n < old {
+				if n := len(ac.kws[k]); i-n < old && s.exactAt(k, b[i-n:i]) {
 					hits = append(hits, hit{int32(i - n), int32(i), k})
 				}
 			}
@@ -457,7 +459,7 @@ func (s *stream) feed(p []byte) {
 	s.st = st
 	sortHits(hits)
 	for _, h := range hits {
-		s.found(h.kw, s.base+int64(h.end))
+		s.occurs(h.kw, s.base+int64(h.start), s.base+int64(h.end))
 	}
 	s.hits = hits
 }
@@ -467,18 +469,42 @@ func (s *stream) feed(p []byte) {
 // after it (for its state), the cost of a short write's walk.
 const directMin = 64
 
-// found handles keyword k ending at stream offset end.
+// found handles keyword k ending at stream offset end, as the automaton
+// finds it (in any case: an exact keyword is checked here).
 func (s *stream) found(k int32, end int64) {
-	kw := &s.m.kws[k]
-	start := end - int64(len(kw.Text))
-	if kw.Exact && string(s.buf[start-s.base:end-s.base]) != string(kw.Text) {
-		return
+	start := end - int64(len(s.m.kws[k].Text))
+	if s.exactAt(k, s.buf[start-s.base:end-s.base]) {
+		s.occurs(k, start, end)
 	}
+}
+
+// exactAt reports whether b, where keyword k was found, is k's text if k
+// is exact (true for a case-insensitive one).
+func (s *stream) exactAt(k int32, b []byte) bool {
+	kw := &s.m.kws[k]
+	return !kw.Exact || string(b) == string(kw.Text)
+}
+
+// occurs handles keyword k at stream offsets [start, end), in the case it
+// needs. A keyword with a Detector is a candidate; its window is
+// evaluated at once when the buffer holds all of it and no other
+// candidate is pending (on a keyword-dense log nearly every one, whose
+// detector decides at once that no secret follows: test_token_refresh
+// PASSED), which is what evalCands would do next with the same bytes, in
+// the same order (see evalCand).
+func (s *stream) occurs(k int32, start, end int64) {
+	kw := &s.m.kws[k]
 	if kw.Det == nil {
 		s.addSpan(span{s: start, e: end, kind: kw.Kind})
 		return
 	}
-	s.cands = append(s.cands, cand{start: start, kw: k, from: start})
+	c := cand{start: start, kw: k, from: start}
+	if len(s.cands) == 0 && start+s.m.evals[k].raw <= s.pos && !s.eof {
+		if !s.evalCand(&c) {
+			return
+		}
+	}
+	s.cands = append(s.cands, c)
 }
 
 // Add implements SpanSink for the candidate being evaluated.
@@ -520,35 +546,42 @@ func (s *stream) settle() {
 func (s *stream) evalCands() {
 	kept := s.cands[:0]
 	for _, c := range s.cands {
-		ev := &s.m.lineEv
-		if c.kw >= 0 {
-			ev = &s.m.evals[c.kw]
-		}
-		dwin := ev.win
-		win := int64(RawWindow(dwin)) // room for display escapes (display.go)
-		end := min(s.pos, c.start+win)
-		final := s.eof || c.start+win <= s.pos
-		if !final && c.seen > 0 && end-c.start < 2*(c.seen-c.start) &&
-			bytes.IndexByte(s.buf[c.seen-s.base:end-s.base], '\n') < 0 {
-			// Re-evaluated only when its window doubled, a line ended or it
-			// is final, so one-byte writes cost O(window log window) per
-			// candidate; the decision is the same, at most a little later.
-			kept = append(kept, c)
-			continue
-		}
-		c.seen = end
-		lo := max(c.start-int64(ev.back), 0)
-		s.curStart = c.start
-		// No display escape fed since the look-back's start: the window
-		// and the look-back are their own view (what EvalDisplay would
-		// find with a search of both).
-		pending, from := evalDisplay(ev.det, dwin, s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], ev.kwLen, final, s, s.lastEsc < lo)
-		if pending {
-			c.from = c.start + int64(from)
+		if s.evalCand(&c) {
 			kept = append(kept, c)
 		}
 	}
 	s.cands = kept
+}
+
+// evalCand asks the detector of c about its window, as far as the stream
+// has it, and reports whether c is still pending (c.from then tells where
+// its spans may start).
+func (s *stream) evalCand(c *cand) bool {
+	ev := &s.m.lineEv
+	if c.kw >= 0 {
+		ev = &s.m.evals[c.kw]
+	}
+	win := ev.raw // room for display escapes (display.go)
+	end := min(s.pos, c.start+win)
+	final := s.eof || c.start+win <= s.pos
+	if !final && c.seen > 0 && end-c.start < 2*(c.seen-c.start) &&
+		bytes.IndexByte(s.buf[c.seen-s.base:end-s.base], '\n') < 0 {
+		// Re-evaluated only when its window doubled, a line ended or it
+		// is final, so one-byte writes cost O(window log window) per
+		// candidate; the decision is the same, at most a little later.
+		return true
+	}
+	c.seen = end
+	lo := max(c.start-int64(ev.back), 0)
+	s.curStart = c.start
+	// No display escape fed since the look-back's start: the window
+	// and the look-back are their own view (what EvalDisplay would
+	// find with a search of both).
+	pending, from := evalDisplay(ev.det, ev.win, s.buf[c.start-s.base:end-s.base], s.buf[lo-s.base:c.start-s.base], ev.kwLen, final, s, s.lastEsc < lo)
+	if pending {
+		c.from = c.start + int64(from)
+	}
+	return pending
 }
 
 // growOpen grows the open spans over the bytes that arrived.
